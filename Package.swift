@@ -1,0 +1,65 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "shelf",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "shelf", targets: ["shelf"]),
+        .executable(name: "shelf-demo-library", targets: ["shelf-demo-library"]),
+        .library(name: "ShelfCore", targets: ["ShelfCore"]),
+        .library(name: "DemoLibrary", targets: ["DemoLibrary"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "ShelfCore",
+            dependencies: [
+                "CLibXML2",
+                "CCurl",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .target(
+            name: "ShelfCLI",
+            dependencies: [
+                "ShelfCore",
+                "DemoLibrary",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
+        .target(
+            name: "DemoLibrary",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            resources: [.copy("Catalog")]
+        ),
+        .executableTarget(
+            name: "shelf-demo-library",
+            dependencies: [
+                "DemoLibrary",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "DemoLibrary"]),
+        .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfCore", "DemoLibrary"]),
+        .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,334 @@
+import Foundation
+
+/// Link relations and namespaces that shelf understands, matched by URI.
+public enum OPDSVocabulary {
+    public static let atomNS = "http://www.w3.org/2005/Atom"
+    public static let opdsNS = "http://opds-spec.org/2010/catalog"
+    public static let dctermsNS = "http://purl.org/dc/terms/"
+    public static let schemaNS = "http://schema.org/"
+    public static let opfNS = "http://www.idpf.org/2007/opf"
+    public static let bibframeNS = "http://bibframe.org/vocab/"
+    public static let appNS = "http://www.w3.org/2007/app"
+    public static let simplifiedNS = "http://librarysimplified.org/terms/"
+    public static let drmNS = "http://librarysimplified.org/terms/drm"
+    public static let xmlNS = "http://www.w3.org/XML/1998/namespace"
+
+    public static let relNext = "next"
+    public static let relSelf = "self"
+    public static let relStart = "start"
+    public static let relAlternate = "alternate"
+    public static let relRelated = "related"
+    public static let relShelf = "http://opds-spec.org/shelf"
+    public static let relCrawlable = "http://opds-spec.org/crawlable"
+    public static let relAuthDocument = "http://opds-spec.org/auth/document"
+    public static let relImage = "http://opds-spec.org/image"
+    public static let relThumbnail = "http://opds-spec.org/image/thumbnail"
+    public static let relAcquisitionPrefix = "http://opds-spec.org/acquisition"
+    public static let relRevoke = "http://librarysimplified.org/terms/rel/revoke"
+    public static let relAnnotations = "http://www.w3.org/ns/oa#annotationService"
+}
+
+/// The kind of an acquisition link, from its `rel`.
+public enum AcquisitionKind: String, Codable, Sendable, CaseIterable {
+    /// `http://opds-spec.org/acquisition`: the generic link, used for loans already held.
+    case generic = "acquisition"
+    /// `…/acquisition/borrow`
+    case borrow
+    /// `…/acquisition/open-access`
+    case openAccess = "open-access"
+    /// `…/acquisition/buy`
+    case buy
+    /// `…/acquisition/sample`
+    case sample
+    /// `…/acquisition/preview`
+    case preview
+    /// `…/acquisition/subscribe`
+    case subscribe
+
+    /// The kind named by a link relation, or nil when the relation is not an acquisition.
+    public init?(rel: String) {
+        let prefix = OPDSVocabulary.relAcquisitionPrefix
+        if rel == prefix { self = .generic; return }
+        guard rel.hasPrefix(prefix + "/") else { return nil }
+        switch rel.dropFirst(prefix.count + 1) {
+        case "borrow": self = .borrow
+        case "open-access": self = .openAccess
+        case "buy": self = .buy
+        case "sample": self = .sample
+        case "preview": self = .preview
+        case "subscribe": self = .subscribe
+        default: return nil
+        }
+    }
+}
+
+/// An `opds:availability` element.
+public struct Availability: Codable, Sendable, Equatable {
+    /// `available`, `ready`, `reserved` or `unavailable` (other values are kept as given).
+    public var status: String
+    public var since: Date?
+    public var until: Date?
+
+    public init(status: String, since: Date? = nil, until: Date? = nil) {
+        self.status = status
+        self.since = since
+        self.until = until
+    }
+}
+
+/// An `opds:holds` element.
+public struct Holds: Codable, Sendable, Equatable {
+    public var total: Int?
+    public var position: Int?
+
+    public init(total: Int? = nil, position: Int? = nil) {
+        self.total = total
+        self.position = position
+    }
+}
+
+/// An `opds:copies` element.
+public struct Copies: Codable, Sendable, Equatable {
+    public var total: Int?
+    public var available: Int?
+
+    public init(total: Int? = nil, available: Int? = nil) {
+        self.total = total
+        self.available = available
+    }
+}
+
+/// An `opds:price` element.
+public struct Price: Codable, Sendable, Equatable {
+    public var value: String
+    public var currency: String?
+
+    public init(value: String, currency: String? = nil) {
+        self.value = value
+        self.currency = currency
+    }
+}
+
+/// One node of an `opds:indirectAcquisition` tree.
+public struct IndirectAcquisition: Codable, Sendable, Equatable {
+    public var type: String
+    public var children: [IndirectAcquisition]
+
+    public init(type: String, children: [IndirectAcquisition] = []) {
+        self.type = type
+        self.children = children
+    }
+}
+
+/// A plain Atom link.
+public struct OPDSLink: Codable, Sendable, Equatable {
+    /// The link target, resolved against the document's URL when one was given.
+    public var href: String
+    public var rel: String?
+    public var type: String?
+    public var title: String?
+
+    public init(href: String, rel: String? = nil, type: String? = nil, title: String? = nil) {
+        self.href = href
+        self.rel = rel
+        self.type = type
+        self.title = title
+    }
+}
+
+/// An acquisition link with its circulation markup.
+public struct Acquisition: Codable, Sendable, Equatable {
+    public var kind: AcquisitionKind
+    /// The relation as written in the feed.
+    public var rel: String
+    public var href: String
+    public var type: String?
+    public var indirect: [IndirectAcquisition]
+    public var availability: Availability?
+    public var holds: Holds?
+    public var copies: Copies?
+    public var price: Price?
+
+    public init(
+        kind: AcquisitionKind, rel: String, href: String, type: String? = nil,
+        indirect: [IndirectAcquisition] = [], availability: Availability? = nil,
+        holds: Holds? = nil, copies: Copies? = nil, price: Price? = nil
+    ) {
+        self.kind = kind
+        self.rel = rel
+        self.href = href
+        self.type = type
+        self.indirect = indirect
+        self.availability = availability
+        self.holds = holds
+        self.copies = copies
+        self.price = price
+    }
+
+    /// Every chain of media types from the link's own type down to a leaf of the indirect tree.
+    ///
+    /// A link without indirect acquisitions has one path holding only its own type.
+    public var paths: [[String]] {
+        let root = type.map { [$0] } ?? []
+        if indirect.isEmpty { return [root] }
+        var result: [[String]] = []
+        func walk(_ node: IndirectAcquisition, _ prefix: [String]) {
+            let path = prefix + [node.type]
+            if node.children.isEmpty {
+                result.append(path)
+            } else {
+                for child in node.children { walk(child, path) }
+            }
+        }
+        for node in indirect { walk(node, root) }
+        return result
+    }
+}
+
+/// An author or other contributor.
+public struct Contributor: Codable, Sendable, Equatable {
+    public var name: String
+    /// MARC relator codes from `opf:role` (`aut`, `nrt`, …); empty for a plain `atom:author`.
+    public var roles: [String]
+    public var sortName: String?
+    /// A link to the contributor's works, or their `uri`.
+    public var uri: String?
+
+    public init(name: String, roles: [String] = [], sortName: String? = nil, uri: String? = nil) {
+        self.name = name
+        self.roles = roles
+        self.sortName = sortName
+        self.uri = uri
+    }
+}
+
+/// An Atom category.
+public struct Category: Codable, Sendable, Equatable {
+    public var scheme: String?
+    public var term: String
+    public var label: String?
+
+    public init(scheme: String? = nil, term: String, label: String? = nil) {
+        self.scheme = scheme
+        self.term = term
+        self.label = label
+    }
+}
+
+/// One OPDS entry: a publication with its links and circulation state.
+public struct OPDSEntry: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var subtitle: String?
+    public var authors: [Contributor]
+    /// `atom:contributor` elements (narrators are role `nrt`).
+    public var contributors: [Contributor]
+    public var summary: String?
+    public var content: String?
+    public var publisher: String?
+    /// `dcterms:issued`, as written (often a bare date or year).
+    public var issued: String?
+    public var language: String?
+    public var categories: [Category]
+    /// `bibframe:distribution/@bibframe:ProviderName`.
+    public var distributor: String?
+    /// `schema:additionalType` on the entry (e.g. `http://bib.schema.org/Audiobook`).
+    public var additionalType: String?
+    /// `atom:updated`, as written.
+    public var updated: String?
+    /// `atom:published`, as written.
+    public var published: String?
+    public var coverURL: String?
+    public var thumbnailURL: String?
+    public var acquisitions: [Acquisition]
+    /// Links that are neither acquisitions nor images nor revoke/annotations (alternate, related, …).
+    public var links: [OPDSLink]
+    public var revokeURL: String?
+    public var annotationsURL: String?
+    /// `app:control/app:draft` is `yes`.
+    public var isDraft: Bool
+
+    public init(
+        id: String, title: String, subtitle: String? = nil, authors: [Contributor] = [],
+        contributors: [Contributor] = [], summary: String? = nil, content: String? = nil,
+        publisher: String? = nil, issued: String? = nil, language: String? = nil,
+        categories: [Category] = [], distributor: String? = nil, additionalType: String? = nil,
+        updated: String? = nil, published: String? = nil, coverURL: String? = nil,
+        thumbnailURL: String? = nil, acquisitions: [Acquisition] = [], links: [OPDSLink] = [],
+        revokeURL: String? = nil, annotationsURL: String? = nil, isDraft: Bool = false
+    ) {
+        self.id = id
+        self.title = title
+        self.subtitle = subtitle
+        self.authors = authors
+        self.contributors = contributors
+        self.summary = summary
+        self.content = content
+        self.publisher = publisher
+        self.issued = issued
+        self.language = language
+        self.categories = categories
+        self.distributor = distributor
+        self.additionalType = additionalType
+        self.updated = updated
+        self.published = published
+        self.coverURL = coverURL
+        self.thumbnailURL = thumbnailURL
+        self.acquisitions = acquisitions
+        self.links = links
+        self.revokeURL = revokeURL
+        self.annotationsURL = annotationsURL
+        self.isDraft = isDraft
+    }
+
+    /// Contributors whose role is narrator (`nrt`).
+    public var narrators: [Contributor] { contributors.filter { $0.roles.contains("nrt") } }
+
+    /// True when the entry describes an audiobook (by `schema:additionalType` or an audiobook media type).
+    public var isAudiobook: Bool {
+        if let type = additionalType?.lowercased(), type.hasSuffix("/audiobook") { return true }
+        return acquisitions.contains { acq in
+            acq.paths.contains { path in path.contains { $0.lowercased().contains("audiobook") } }
+        }
+    }
+
+    /// The availability given on the entry's acquisition links (the first one that has any).
+    public var availability: Availability? { acquisitions.lazy.compactMap(\.availability).first }
+    /// The holds queue given on the entry's acquisition links.
+    public var holds: Holds? { acquisitions.lazy.compactMap(\.holds).first }
+    /// The copies given on the entry's acquisition links.
+    public var copies: Copies? { acquisitions.lazy.compactMap(\.copies).first }
+    /// True when the entry has a `buy` acquisition or a price.
+    public var isPaid: Bool { acquisitions.contains { $0.kind == .buy || $0.price != nil } }
+}
+
+/// Feed-level metadata, known once the whole document has been read.
+public struct OPDSFeedInfo: Codable, Sendable, Equatable {
+    public var id: String?
+    public var title: String?
+    public var updated: String?
+    public var links: [OPDSLink]
+    /// How many entries were handed to the caller.
+    public var entryCount: Int
+    /// Problems that did not stop the parse (an entry without id, …), one line each.
+    public var warnings: [String]
+
+    public init(
+        id: String? = nil, title: String? = nil, updated: String? = nil, links: [OPDSLink] = [],
+        entryCount: Int = 0, warnings: [String] = []
+    ) {
+        self.id = id
+        self.title = title
+        self.updated = updated
+        self.links = links
+        self.entryCount = entryCount
+        self.warnings = warnings
+    }
+
+    /// The first link with this relation.
+    public func link(_ rel: String) -> OPDSLink? { links.first { $0.rel == rel } }
+    public var next: OPDSLink? { link(OPDSVocabulary.relNext) }
+    public var shelf: OPDSLink? { link(OPDSVocabulary.relShelf) }
+    public var crawlable: OPDSLink? { link(OPDSVocabulary.relCrawlable) }
+    public var authDocument: OPDSLink? { link(OPDSVocabulary.relAuthDocument) }
+}

@@ -1,0 +1,3 @@
+import DemoLibrary
+
+print(DemoLibraryInfo.name)

@@ -1,0 +1,3 @@
+import ShelfCLI
+
+await Shelf.main()
