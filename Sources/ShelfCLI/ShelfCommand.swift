@@ -1,12 +1,35 @@
 import ArgumentParser
 import ShelfCore
 
-/// The root `shelf` command.
+/// The root `shelf` command: lists the subcommands, git-style.
 public struct Shelf: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelf",
         abstract: "Sync and play public-library audiobooks from OPDS catalogs.",
-        subcommands: []
+        discussion: """
+            shelf keeps a patron's library catalog, loans and holds in a local SQLite store, from the \
+            library's OPDS 1.2 feeds. Add a library once, then run `shelf sync` by hand or from cron.
+
+            EXIT STATUS
+            \(ExitStatusTable.text)
+            """,
+        version: ShelfVersion.current,
+        subcommands: [
+            LibraryCommand.self,
+            Sync.self,
+            List.self,
+            Show.self,
+            Status.self,
+        ]
     )
+
     public init() {}
+}
+
+/// The entry point `Sources/shelf/main.swift` calls.
+public enum ShelfProgram {
+    /// Parses the command line and runs the command; exits the process.
+    public static func main() async {
+        await Shelf.main()
+    }
 }

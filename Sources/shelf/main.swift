@@ -1,3 +1,3 @@
 import ShelfCLI
 
-await Shelf.main()
+await ShelfProgram.main()

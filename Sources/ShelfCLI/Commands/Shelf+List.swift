@@ -1,0 +1,56 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+extension Shelf {
+    /// `shelf list`: the titles in the store.
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the titles of a library, with their state and availability.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+
+        @Flag(name: .long, help: "Only titles that can be had now: free, on loan, ready, or with a copy to borrow.")
+        var available = false
+
+        @Option(name: .long, help: ArgumentHelp(
+            "Only titles in this state: \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", ")).",
+            valueName: "state"))
+        var state: String?
+
+        @Flag(name: .long, help: "Include titles no longer in the catalog.")
+        var removed = false
+
+        func validate() throws {
+            if let state, LifecycleState(rawValue: state.lowercased()) == nil {
+                throw ValidationError(
+                    "unknown state '\(state)'; one of: \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+        }
+
+        func run() throws {
+            try withFailureHandling {
+                let store = try global.openStore()
+                let library = try store.library(named: global.library)
+                let filter = EditionFilter(
+                    availableOnly: available, state: state.flatMap { LifecycleState(rawValue: $0.lowercased()) },
+                    includeRemoved: removed)
+                let editions = try store.editions(of: library, filter: filter)
+                if output.json { return try Output.json(editions) }
+                if editions.isEmpty {
+                    if !global.quiet {
+                        Output.line(library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.")
+                    }
+                    return
+                }
+                Output.table(
+                    ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "AVAILABILITY"],
+                    editions.map { edition in
+                        [edition.shortID, edition.title + (edition.inCatalog ? "" : " (removed)"), edition.authors,
+                         edition.medium, edition.state.label, edition.circulation]
+                    })
+            }
+        }
+    }
+}

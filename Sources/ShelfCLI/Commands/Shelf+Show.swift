@@ -1,0 +1,128 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+extension Shelf {
+    /// `shelf show ID`: everything known about one title.
+    struct Show: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show a title's details, availability, allowed actions and history.",
+            discussion: "ID is the title's Atom id, or any unique part of it (an ISBN, the start of a UUID).")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+        @Argument(help: "The title's id, or a unique part of it.") var id: String
+
+        func run() throws {
+            try withFailureHandling {
+                let store = try global.openStore()
+                let library = try store.library(named: global.library)
+                let detail = try store.edition(id, in: library)
+                if output.json { return try Output.json(detail) }
+                DetailPrinter(detail: detail).print()
+            }
+        }
+    }
+}
+
+/// Lays out `shelf show` the way a library app's book page does: title, people, facts, then the story.
+struct DetailPrinter {
+    let detail: EditionDetail
+
+    func print() {
+        let summary = detail.summary
+        Output.line(Output.bold(summary.title))
+        if let subtitle = detail.subtitle { Output.line(subtitle) }
+        var people: [String] = []
+        if !summary.authors.isEmpty { people.append("by \(summary.authors)") }
+        if !summary.narrators.isEmpty { people.append("read by \(summary.narrators)") }
+        if !people.isEmpty { Output.line(people.joined(separator: " · ")) }
+        Output.line()
+
+        var facts: [(String, String)] = []
+        facts.append(("Format", summary.medium.capitalized + (summary.isDraft ? " (draft)" : "") + (summary.isPaid ? " (paid)" : "")))
+        if let publisher = detail.publisher { facts.append(("Publisher", publisher)) }
+        if let issued = detail.issued { facts.append(("Published", issued)) }
+        if let language = detail.language { facts.append(("Language", language)) }
+        if let distributor = detail.distributor { facts.append(("Distributor", distributor)) }
+        let genres = detail.categories.map { $0.label ?? $0.term }
+        if !genres.isEmpty { facts.append(("Categories", genres.joined(separator: ", "))) }
+        let others = detail.contributors.filter { !$0.roles.contains("aut") && !$0.roles.contains("nrt") }
+        if !others.isEmpty {
+            facts.append(("Contributors", others.map { "\($0.name) (\($0.roles.joined(separator: ", ")))" }.joined(separator: ", ")))
+        }
+        facts.append(("State", summary.state.label + (detail.stateReason.map { " — \($0)" } ?? "")))
+        if !summary.circulation.isEmpty { facts.append(("Availability", summary.circulation)) }
+        if let copies = summary.copiesTotal {
+            facts.append(("Copies", "\(summary.copiesAvailable ?? 0) of \(copies) available, \(summary.holdsTotal ?? 0) on hold"))
+        }
+        facts.append(("Actions", summary.actions.isEmpty ? "none" : summary.actions.map(\.rawValue).joined(separator: ", ")))
+        if !summary.inCatalog, let removed = detail.removedAt {
+            facts.append(("Removed", "no longer in the catalog since \(Output.timestamp(removed))"))
+        }
+        if let updated = detail.updated { facts.append(("Updated", updated)) }
+        facts.append(("Id", summary.id))
+        let width = facts.map(\.0.count).max() ?? 0
+        for (name, value) in facts {
+            Output.line(Output.dim(name.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + value)
+        }
+
+        if let description = detail.description.map(PlainText.fromHTML), !description.isEmpty {
+            Output.line()
+            for line in PlainText.wrap(description, width: min(Output.terminalWidth() ?? 80, 100)) { Output.line(line) }
+        }
+
+        if !detail.acquisitions.isEmpty {
+            Output.line()
+            Output.line(Output.bold("Acquisition"))
+            for acquisition in detail.acquisitions {
+                Output.line("  \(acquisition.kind)\(acquisition.price.map { " (\($0))" } ?? "")  \(acquisition.href)")
+                for path in acquisition.paths where !path.isEmpty {
+                    Output.line("    " + path.joined(separator: " → "))
+                }
+            }
+        }
+        Output.line()
+        Output.line(Output.bold("History"))
+        Output.line("  \(Output.timestamp(detail.firstSeenAt))  first seen")
+        for event in detail.history {
+            Output.line("  \(Output.timestamp(event.at))  \(event.kind): \(event.detail)")
+        }
+    }
+}
+
+/// Feed summaries are HTML; a terminal wants plain, wrapped text.
+enum PlainText {
+    static func fromHTML(_ html: String) -> String {
+        var text = html
+        for (pattern, replacement) in [("(?i)<br\\s*/?>", "\n"), ("(?i)</p\\s*>", "\n\n"), ("<[^>]+>", "")] {
+            text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        }
+        let entities = ["&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": "\"", "&#39;": "'", "&apos;": "'",
+                        "&nbsp;": " ", "&mdash;": "—", "&ndash;": "–", "&rsquo;": "’", "&lsquo;": "‘",
+                        "&ldquo;": "“", "&rdquo;": "”", "&hellip;": "…"]
+        for (entity, character) in entities { text = text.replacingOccurrences(of: entity, with: character) }
+        text = text.replacingOccurrences(of: "[ \\t]+", with: " ", options: .regularExpression)
+        text = text.replacingOccurrences(of: "\\n\\s*\\n\\s*(\\n\\s*)+", with: "\n\n", options: .regularExpression)
+        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func wrap(_ text: String, width: Int) -> [String] {
+        var lines: [String] = []
+        for paragraph in text.components(separatedBy: "\n") {
+            var current = ""
+            for word in paragraph.split(separator: " ") {
+                if current.isEmpty {
+                    current = String(word)
+                } else if current.count + 1 + word.count > width {
+                    lines.append(current)
+                    current = String(word)
+                } else {
+                    current += " " + word
+                }
+            }
+            lines.append(current)
+        }
+        return lines
+    }
+}

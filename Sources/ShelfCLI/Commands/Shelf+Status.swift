@@ -1,0 +1,43 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+extension Shelf {
+    /// `shelf status`: counts per state, the last sync, what changed.
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show per-state counts, the last sync and what it changed.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+
+        func run() throws {
+            try withFailureHandling {
+                let store = try global.openStore()
+                let library = try store.library(named: global.library)
+                let report = try store.status(of: library)
+                if output.json { return try Output.json(report) }
+                Output.line(Output.bold(report.library) + (report.catalogTitle.map { " — \($0)" } ?? "") + " (\(report.url))")
+                if let at = report.lastSyncAt {
+                    var line = "Last sync: \(Output.timestamp(at)) (\(Output.relative(at))), \(report.lastSyncStatus ?? "?")"
+                    if let message = report.lastSyncMessage { line += ": \(message)" }
+                    Output.line(line)
+                    if report.lastSyncStatus != "ok", let ok = report.lastSyncOKAt {
+                        Output.line("Last good sync: \(Output.timestamp(ok)) (\(Output.relative(ok)))")
+                    }
+                } else {
+                    Output.line("Last sync: never (run `shelf sync`)")
+                }
+                Output.line("Titles: \(report.titles) in the catalog, \(report.removed) removed · \(report.loans) on loan · \(report.holds) on hold")
+                Output.line("States: " + LifecycleState.allCases.map { "\($0.label) \(report.states[$0.rawValue] ?? 0)" }
+                    .joined(separator: " · "))
+                if !report.lastChanges.isEmpty {
+                    Output.line("Changed by the last sync:")
+                    for change in report.lastChanges {
+                        Output.line("  \(change.kind.padding(toLength: 12, withPad: " ", startingAt: 0)) \(change.title ?? change.id ?? "") — \(change.detail)")
+                    }
+                }
+            }
+        }
+    }
+}

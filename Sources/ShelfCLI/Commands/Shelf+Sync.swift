@@ -1,0 +1,65 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+extension Shelf {
+    /// `shelf sync`: fetch every page of the catalog, diff, store.
+    struct Sync: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Fetch the library's catalog and bring the local store up to date.",
+            discussion: """
+                Follows the catalog's pages (rel="next"), asking only for pages that changed (ETag, \
+                Last-Modified). The whole sync is one transaction: if a page fails, nothing changes and the \
+                error names the page. Safe under cron: two syncs never run at once; the second waits \
+                --wait seconds, then exits with status 75. With --quiet nothing is printed on success; \
+                otherwise one summary line per library ("12 new, 3 updated, 1 removed").
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+
+        @Flag(name: .long, help: "Sync every library (the default when --library is not given).")
+        var all = false
+
+        @Option(name: .long, help: ArgumentHelp("Seconds to wait for another sync to finish.", valueName: "seconds"))
+        var wait: Double = 10
+
+        func validate() throws {
+            if all && global.library != nil { throw ValidationError("give --all or --library, not both") }
+            if wait < 0 { throw ValidationError("--wait must not be negative") }
+        }
+
+        func run() throws {
+            try withFailureHandling {
+                let store = try global.openStore()
+                let libraries = try global.library.map { [try store.library(named: $0)] } ?? store.libraries()
+                guard !libraries.isEmpty else { throw StoreError.noLibrary }
+                var options = SyncOptions()
+                options.lockTimeout = wait
+                options.log = global.logger
+                options.http.log = global.logger
+                let engine = SyncEngine(store: store, home: global.resolvedHome, options: options)
+                var summaries: [SyncSummary] = []
+                var firstFailure: (any ShelfFailure)?
+                for library in libraries {
+                    do {
+                        let summary = try engine.sync(library)
+                        summaries.append(summary)
+                        if !global.quiet && !output.json {
+                            for warning in summary.warnings { Output.error("shelf: warning: \(library.name): \(warning)") }
+                            let prefix = libraries.count > 1 ? "\(library.name): " : ""
+                            Output.line(prefix + summary.line)
+                        }
+                    } catch let failure as ShelfFailure {
+                        let prefix = libraries.count > 1 ? "\(library.name): " : ""
+                        Output.error("shelf: \(prefix)\(failure.description)")
+                        firstFailure = firstFailure ?? failure
+                        if case SyncError.busy = failure { break }
+                    }
+                }
+                if output.json && !global.quiet { try Output.json(summaries) }
+                if let firstFailure { throw ArgumentParser.ExitCode(firstFailure.exitCode.rawValue) }
+            }
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+/// The exit status table, as documented in the man page.
+enum ExitStatusTable {
+    static let rows: [(ExitStatus, String)] = [
+        (.success, "success"),
+        (.failure, "a failure not listed below"),
+        (.usage, "the command line is wrong"),
+        (.badData, "a server sent a document shelf cannot use (malformed XML, HTML, not Atom, pagination loop, too large)"),
+        (.notFound, "the library or title named is not in the store"),
+        (.offline, "the server could not be reached (offline, DNS, refused, timed out)"),
+        (.serverError, "the server answered with an error status, or cut the response short"),
+        (.internalError, "an internal error in shelf"),
+        (.storeFailure, "the local database is damaged or cannot be written"),
+        (.busy, "another shelf sync is running"),
+        (.protocolError, "TLS verification failed, or too many redirects"),
+        (.notPermitted, "the server refused access"),
+        (.configuration, "no library is configured"),
+        (.storeLocked, "the database is locked by another process"),
+    ]
+
+    static var text: String {
+        rows.map { "  \($0.0.rawValue)  \($0.1)" }.joined(separator: "\n")
+    }
+}
+
+/// Runs a command body: a `ShelfFailure` becomes one line on stderr and its exit status.
+func withFailureHandling<T>(_ body: () throws -> T) throws -> T {
+    do {
+        return try body()
+    } catch let failure as ShelfFailure {
+        Output.error("shelf: \(failure.description)")
+        throw ArgumentParser.ExitCode(failure.exitCode.rawValue)
+    } catch let error as Lifecycle.InvalidTransition {
+        Output.error("shelf: \(error.description)")
+        throw ArgumentParser.ExitCode(ExitStatus.usage.rawValue)
+    }
+}
+
+/// The async form of `withFailureHandling`.
+func withFailureHandling<T>(_ body: () async throws -> T) async throws -> T {
+    do {
+        return try await body()
+    } catch let failure as ShelfFailure {
+        Output.error("shelf: \(failure.description)")
+        throw ArgumentParser.ExitCode(failure.exitCode.rawValue)
+    }
+}

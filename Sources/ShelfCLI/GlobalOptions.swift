@@ -1,0 +1,37 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+/// Options every command shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("Directory for shelf's data (default: $SHELF_HOME, else $XDG_DATA_HOME/shelf).", valueName: "dir"))
+    var home: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("The library to use (default: the default library).", valueName: "name"))
+    var library: String?
+
+    @Flag(name: .shortAndLong, help: "Print nothing on success.")
+    var quiet = false
+
+    @Flag(name: .shortAndLong, help: "Print what shelf is doing (never credentials) on standard error.")
+    var verbose = false
+
+    var resolvedHome: Home { Home.resolve(explicit: home) }
+
+    /// Opens the store, turning failures into a message and an exit status.
+    func openStore() throws -> Store {
+        try Store(home: resolvedHome)
+    }
+
+    /// A logger for `-v`, or nil.
+    var logger: (@Sendable (String) -> Void)? {
+        guard verbose else { return nil }
+        return { line in Output.error("shelf: \(line)") }
+    }
+}
+
+/// `--json` for listings.
+struct JSONOption: ParsableArguments {
+    @Flag(name: .long, help: "Print JSON instead of text.")
+    var json = false
+}

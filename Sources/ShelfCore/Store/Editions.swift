@@ -1,0 +1,361 @@
+import Foundation
+import GRDB
+
+/// One line of `shelf list`.
+public struct EditionSummary: Codable, Sendable, Equatable {
+    /// The Atom `id`: an edition's identity.
+    public var id: String
+    /// A short form of the id for typing (`shelf show 9781488208676`).
+    public var shortID: String
+    public var title: String
+    public var authors: String
+    public var narrators: String
+    public var medium: String
+    public var state: LifecycleState
+    public var entitlement: Entitlement
+    public var availability: String?
+    public var availableSince: Date?
+    public var availableUntil: Date?
+    public var holdsPosition: Int?
+    public var holdsTotal: Int?
+    public var copiesAvailable: Int?
+    public var copiesTotal: Int?
+    public var inCatalog: Bool
+    public var isDraft: Bool
+    public var isPaid: Bool
+    public var actions: [EditionAction]
+    /// "14 days left", "#3 in line for 2 copies", … ; empty when there is nothing to say.
+    public var circulation: String
+
+    init(row: Row, now: Date) {
+        id = row["entry_id"]
+        shortID = EditionSummary.shortForm(of: id)
+        title = row["title"]
+        authors = row["authors"]
+        narrators = row["narrators"]
+        medium = row["medium"]
+        state = LifecycleState(rawValue: row["state"]) ?? .new
+        entitlement = Entitlement(rawValue: row["entitlement"]) ?? .none
+        availability = row["availability_status"]
+        availableSince = (row["availability_since"] as Double?).map(Date.init(timeIntervalSince1970:))
+        availableUntil = (row["availability_until"] as Double?).map(Date.init(timeIntervalSince1970:))
+        holdsPosition = row["holds_position"]
+        holdsTotal = row["holds_total"]
+        copiesAvailable = row["copies_available"]
+        copiesTotal = row["copies_total"]
+        inCatalog = row["in_catalog"]
+        isDraft = row["is_draft"]
+        isPaid = row["is_paid"]
+        let hasBorrow: Bool = row["has_borrow"]
+        let status = availability?.lowercased()
+        let canBorrowNow = hasBorrow && (status == "available" || (status == nil && (copiesAvailable ?? 1) > 0))
+        let canReserve = hasBorrow && (status == "unavailable" || (status == nil && copiesAvailable == 0))
+        let context = ActionContext(
+            lifecycle: Lifecycle(state: state, hasLocalCopy: row["has_local_copy"]), entitlement: entitlement,
+            canBorrowNow: canBorrowNow, canReserve: canReserve, isPaid: isPaid, isDraft: isDraft,
+            isPlayable: medium == "audiobook")
+        actions = context.actions
+        circulation = ""
+        circulation = Circulation.describe(self, now: now)
+    }
+
+    /// The part of an id a patron would type: an ISBN, or the first block of a UUID.
+    public static func shortForm(of id: String) -> String {
+        let tail = id.split(whereSeparator: { $0 == ":" || $0 == "/" }).last.map(String.init) ?? id
+        let isUUID = tail.count == 36 && tail.filter { $0 == "-" }.count == 4
+        return isUUID ? String(tail.prefix(8)) : tail
+    }
+}
+
+/// Circulation phrases shared by `list`, `show` and `status`.
+public enum Circulation {
+    /// "14 days left", "#3 in line for 2 copies", "ready to borrow until Nov 30", …
+    public static func describe(_ edition: EditionSummary, now: Date) -> String {
+        switch edition.entitlement {
+        case .loan:
+            guard let until = edition.availableUntil else { return "on loan" }
+            return "on loan, " + daysLeft(until: until, now: now)
+        case .hold:
+            var text = "on hold"
+            if let position = edition.holdsPosition {
+                text += ", #\(position) in line"
+                if let copies = edition.copiesTotal { text += " for \(copies) cop\(copies == 1 ? "y" : "ies")" }
+            }
+            return text
+        case .holdReady:
+            guard let until = edition.availableUntil else { return "ready to borrow" }
+            return "ready to borrow until \(shortDate(until))"
+        case .free:
+            return "free"
+        case .none:
+            if edition.isDraft { return "not yet published" }
+            switch edition.availability?.lowercased() {
+            case "available":
+                if let available = edition.copiesAvailable, let total = edition.copiesTotal {
+                    return "available, \(available) of \(total) cop\(total == 1 ? "y" : "ies")"
+                }
+                return "available"
+            case "unavailable":
+                let holds = edition.holdsTotal.map { ", \($0) waiting" } ?? ""
+                return "all copies out\(holds)"
+            case let status?:
+                return status
+            case nil:
+                return edition.isPaid ? "for sale" : ""
+            }
+        }
+    }
+
+    /// "14 days left", "1 day left", "due today", "expired".
+    public static func daysLeft(until: Date, now: Date) -> String {
+        let seconds = until.timeIntervalSince(now)
+        if seconds < 0 { return "expired" }
+        let days = Int((seconds / 86_400).rounded(.down))
+        if days == 0 { return "due today" }
+        return "\(days) day\(days == 1 ? "" : "s") left"
+    }
+
+    /// "Nov 30" this year, "Nov 30 2027" otherwise.
+    public static func shortDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone.current
+        let sameYear = Calendar.current.component(.year, from: date) == Calendar.current.component(.year, from: Date())
+        formatter.dateFormat = sameYear ? "MMM d" : "MMM d yyyy"
+        return formatter.string(from: date)
+    }
+}
+
+/// A line of an edition's history.
+public struct EditionEvent: Codable, Sendable, Equatable {
+    public var at: Date
+    public var kind: String
+    public var detail: String
+    /// The edition's title (in `shelf status`).
+    public var title: String?
+    public var id: String?
+}
+
+/// An acquisition link as `shelf show` lists it.
+public struct StoredAcquisition: Codable, Sendable, Equatable {
+    public var kind: String
+    public var rel: String
+    public var href: String
+    public var type: String?
+    public var indirect: [IndirectAcquisition]
+    /// Every chain of media types root → leaf.
+    public var paths: [[String]]
+    public var price: String?
+}
+
+/// Everything `shelf show` prints.
+public struct EditionDetail: Codable, Sendable, Equatable {
+    public var summary: EditionSummary
+    public var subtitle: String?
+    public var description: String?
+    public var publisher: String?
+    public var issued: String?
+    public var language: String?
+    public var distributor: String?
+    public var additionalType: String?
+    public var updated: String?
+    public var published: String?
+    public var coverURL: String?
+    public var thumbnailURL: String?
+    public var revokeURL: String?
+    public var annotationsURL: String?
+    public var contributors: [Contributor]
+    public var categories: [Category]
+    public var links: [OPDSLink]
+    public var acquisitions: [StoredAcquisition]
+    public var stateReason: String?
+    public var stateChangedAt: Date
+    public var firstSeenAt: Date
+    public var changedAt: Date
+    public var removedAt: Date?
+    public var history: [EditionEvent]
+}
+
+/// Which editions `shelf list` shows.
+public struct EditionFilter: Sendable {
+    /// Only titles that can be had now: free, on loan, ready, or with a copy to borrow.
+    public var availableOnly = false
+    public var state: LifecycleState?
+    public var includeRemoved = false
+
+    public init(availableOnly: Bool = false, state: LifecycleState? = nil, includeRemoved: Bool = false) {
+        self.availableOnly = availableOnly
+        self.state = state
+        self.includeRemoved = includeRemoved
+    }
+}
+
+/// What `shelf status` prints.
+public struct StatusReport: Codable, Sendable, Equatable {
+    public var library: String
+    public var url: String
+    public var catalogTitle: String?
+    public var lastSyncAt: Date?
+    public var lastSyncOKAt: Date?
+    public var lastSyncStatus: String?
+    public var lastSyncMessage: String?
+    /// Titles in the catalog per lifecycle state (every state listed, zero included).
+    public var states: [String: Int]
+    public var titles: Int
+    public var removed: Int
+    public var loans: Int
+    public var holds: Int
+    /// The changes the last successful sync recorded.
+    public var lastChanges: [EditionEvent]
+}
+
+extension Store {
+    private static let summarySelect = """
+        SELECT e.*, EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow') AS has_borrow
+        FROM edition e
+        """
+
+    /// The editions of a library, by title.
+    public func editions(of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date()) throws(StoreError)
+        -> [EditionSummary]
+    {
+        var conditions = ["e.library_id = ?"]
+        var arguments: [any DatabaseValueConvertible] = [library.id]
+        if !filter.includeRemoved { conditions.append("(e.in_catalog = 1 OR e.entitlement != 'none' OR e.state != 'new')") }
+        if let state = filter.state {
+            conditions.append("e.state = ?")
+            arguments.append(state.rawValue)
+        }
+        let rows = try read { db in
+            try Row.fetchAll(
+                db, sql: "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id",
+                arguments: StatementArguments(arguments))
+        }
+        var result = rows.map { EditionSummary(row: $0, now: now) }
+        if filter.availableOnly {
+            result = result.filter { edition in
+                edition.entitlement == .free || edition.entitlement == .loan || edition.entitlement == .holdReady
+                    || edition.actions.contains(.borrow)
+            }
+        }
+        return result
+    }
+
+    /// Finds an edition by its full id, or by a part of it that matches exactly one.
+    public func resolveEdition(_ query: String, in library: Library) throws(StoreError) -> Int64 {
+        let matches = try read { db -> [Row] in
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
+                arguments: [library.id, query])
+            {
+                return [row]
+            }
+            let pattern = "%" + query.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            return try Row.fetchAll(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
+                arguments: [library.id, pattern])
+        }
+        guard !matches.isEmpty else { throw .editionNotFound(query) }
+        guard matches.count == 1 else { throw .ambiguousEdition(query, matches.map { $0[1] }) }
+        return matches[0][0]
+    }
+
+    /// Everything known about one edition.
+    public func edition(_ query: String, in library: Library, now: Date = Date()) throws(StoreError) -> EditionDetail {
+        let rowID = try resolveEdition(query, in: library)
+        return try read { db in
+            let row = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [rowID])!
+            let detail = (try? JSONDecoder().decode(EditionDetailJSON.self, from: Data((row["detail"] as String).utf8)))
+                ?? EditionDetailJSON(authors: [], contributors: [], categories: [], links: [])
+            let acquisitions = try Row.fetchAll(
+                db, sql: "SELECT * FROM acquisition WHERE edition_id = ? ORDER BY position", arguments: [rowID]
+            ).map { acquisition -> StoredAcquisition in
+                let indirect = (try? JSONDecoder().decode(
+                    [IndirectAcquisition].self, from: Data((acquisition["indirect"] as String).utf8))) ?? []
+                let type: String? = acquisition["type"]
+                let paths = Acquisition(
+                    kind: AcquisitionKind(rawValue: acquisition["kind"]) ?? .generic, rel: acquisition["rel"],
+                    href: acquisition["href"], type: type, indirect: indirect
+                ).paths
+                let price: String? = acquisition["price"]
+                let currency: String? = acquisition["currency"]
+                return StoredAcquisition(
+                    kind: acquisition["kind"], rel: acquisition["rel"], href: acquisition["href"], type: type,
+                    indirect: indirect, paths: paths, price: price.map { [$0, currency].compactMap { $0 }.joined(separator: " ") })
+            }
+            let history = try Row.fetchAll(
+                db, sql: "SELECT at, kind, detail FROM event WHERE edition_id = ? ORDER BY at, id", arguments: [rowID]
+            ).map { EditionEvent(at: Date(timeIntervalSince1970: $0["at"]), kind: $0["kind"], detail: $0["detail"]) }
+            return EditionDetail(
+                summary: EditionSummary(row: row, now: now), subtitle: row["subtitle"], description: row["summary"],
+                publisher: row["publisher"], issued: row["issued"], language: row["language"],
+                distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],
+                published: row["published"], coverURL: row["cover_url"], thumbnailURL: row["thumbnail_url"],
+                revokeURL: row["revoke_url"], annotationsURL: row["annotations_url"],
+                contributors: detail.authors.map { var c = $0; if c.roles.isEmpty { c.roles = ["aut"] }; return c }
+                    + detail.contributors,
+                categories: detail.categories, links: detail.links, acquisitions: acquisitions,
+                stateReason: row["state_reason"], stateChangedAt: Date(timeIntervalSince1970: row["state_changed_at"]),
+                firstSeenAt: Date(timeIntervalSince1970: row["first_seen_at"]),
+                changedAt: Date(timeIntervalSince1970: row["changed_at"]),
+                removedAt: (row["removed_at"] as Double?).map(Date.init(timeIntervalSince1970:)), history: history)
+        }
+    }
+
+    /// Counts per state, the last sync, and what it changed.
+    public func status(of library: Library) throws(StoreError) -> StatusReport {
+        try read { db in
+            var states = Dictionary(uniqueKeysWithValues: LifecycleState.allCases.map { ($0.rawValue, 0) })
+            for row in try Row.fetchAll(
+                db, sql: "SELECT state, COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1 GROUP BY state",
+                arguments: [library.id])
+            {
+                states[row[0]] = row[1]
+            }
+            let count = { (sql: String) in try Int.fetchOne(db, sql: sql, arguments: [library.id]) ?? 0 }
+            let lastRun = try Int64.fetchOne(
+                db, sql: "SELECT id FROM sync_run WHERE library_id = ? AND status = 'ok' ORDER BY id DESC LIMIT 1",
+                arguments: [library.id])
+            let changes = try Row.fetchAll(db, sql: """
+                SELECT ev.at, ev.kind, ev.detail, e.title, e.entry_id FROM event ev JOIN edition e ON e.id = ev.edition_id
+                WHERE ev.sync_id = ? ORDER BY ev.id LIMIT 50
+                """, arguments: [lastRun]).map {
+                EditionEvent(at: Date(timeIntervalSince1970: $0[0]), kind: $0[1], detail: $0[2], title: $0[3], id: $0[4])
+            }
+            return StatusReport(
+                library: library.name, url: library.url, catalogTitle: library.catalogTitle,
+                lastSyncAt: library.lastSyncAt, lastSyncOKAt: library.lastSyncOKAt,
+                lastSyncStatus: library.lastSyncStatus, lastSyncMessage: library.lastSyncMessage, states: states,
+                titles: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1"),
+                removed: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 0"),
+                loans: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND entitlement = 'loan'"),
+                holds: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND entitlement IN ('hold', 'hold-ready')"),
+                lastChanges: changes)
+        }
+    }
+
+    /// Moves an edition's lifecycle through `event`, recording the change in its history.
+    @discardableResult
+    public func applyLifecycle(
+        _ event: LifecycleEvent, to query: String, in library: Library, reason: String? = nil, now: Date = Date()
+    ) throws -> Lifecycle {
+        let rowID = try resolveEdition(query, in: library)
+        return try write { db in
+            let row = try Row.fetchOne(db, sql: "SELECT state, has_local_copy FROM edition WHERE id = ?", arguments: [rowID])!
+            let current = Lifecycle(state: LifecycleState(rawValue: row[0]) ?? .new, hasLocalCopy: row[1])
+            let next = try current.applying(event)
+            try db.execute(sql: """
+                UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?
+                """, arguments: [next.state.rawValue, next.hasLocalCopy, reason, now.timeIntervalSince1970, rowID])
+            if next != current {
+                let because = reason.map { ": \($0)" } ?? ""
+                try db.execute(sql: """
+                    INSERT INTO event (library_id, edition_id, at, kind, detail) VALUES (?, ?, ?, 'state', ?)
+                    """, arguments: [library.id, rowID, now.timeIntervalSince1970,
+                                     "\(current.state.label) → \(next.state.label) (\(event.rawValue))\(because)"])
+            }
+            return next
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GRDB
+
+/// A library the patron has added: its catalog URL and what the last sync learnt about it.
+public struct Library: Codable, Sendable, Equatable {
+    public var id: Int64
+    public var name: String
+    public var url: String
+    public var isDefault: Bool
+    public var catalogTitle: String?
+    public var crawlableURL: String?
+    public var shelfURL: String?
+    public var authDocumentURL: String?
+    public var createdAt: Date
+    public var lastSyncAt: Date?
+    public var lastSyncOKAt: Date?
+    public var lastSyncStatus: String?
+    public var lastSyncMessage: String?
+
+    init(row: Row) {
+        id = row["id"]
+        name = row["name"]
+        url = row["url"]
+        isDefault = row["is_default"]
+        catalogTitle = row["catalog_title"]
+        crawlableURL = row["crawlable_url"]
+        shelfURL = row["shelf_url"]
+        authDocumentURL = row["auth_document_url"]
+        createdAt = Date(timeIntervalSince1970: row["created_at"])
+        lastSyncAt = (row["last_sync_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        lastSyncOKAt = (row["last_sync_ok_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        lastSyncStatus = row["last_sync_status"]
+        lastSyncMessage = row["last_sync_message"]
+    }
+}
+
+extension Store {
+    /// Adds a library; the first one added becomes the default.
+    @discardableResult
+    public func addLibrary(name: String, url: URL, makeDefault: Bool = false) throws -> Library {
+        try write { db in
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM library WHERE name = ?", arguments: [name]) != nil {
+                throw StoreError.libraryExists(name)
+            }
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM library") ?? 0
+            let isDefault = makeDefault || count == 0
+            if isDefault { try db.execute(sql: "UPDATE library SET is_default = 0") }
+            try db.execute(
+                sql: "INSERT INTO library (name, url, is_default, created_at) VALUES (?, ?, ?, ?)",
+                arguments: [name, url.absoluteString, isDefault, Date().timeIntervalSince1970])
+            return try Self.library(db, name: name)
+        }
+    }
+
+    /// Points an existing library at a new URL (the demo library's port changes on every start).
+    public func setLibraryURL(name: String, url: URL) throws {
+        try write { db in
+            try db.execute(
+                sql: "UPDATE library SET url = ?, crawlable_url = NULL, shelf_url = NULL WHERE name = ?",
+                arguments: [url.absoluteString, name])
+            guard db.changesCount > 0 else { throw StoreError.libraryNotFound(name) }
+        }
+    }
+
+    /// Makes `name` the library commands use when `--library` is not given.
+    public func setDefaultLibrary(name: String) throws {
+        try write { db in
+            _ = try Self.library(db, name: name)
+            try db.execute(sql: "UPDATE library SET is_default = (name = ?)", arguments: [name])
+        }
+    }
+
+    /// Removes a library and everything stored for it.
+    public func removeLibrary(name: String) throws {
+        try write { db in
+            let library = try Self.library(db, name: name)
+            try db.execute(sql: "DELETE FROM library WHERE id = ?", arguments: [library.id])
+            if library.isDefault {
+                try db.execute(sql: "UPDATE library SET is_default = 1 WHERE id = (SELECT MIN(id) FROM library)")
+            }
+        }
+    }
+
+    /// Every library, default first.
+    public func libraries() throws(StoreError) -> [Library] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM library ORDER BY is_default DESC, name").map(Library.init(row:))
+        }
+    }
+
+    /// The library named, or the default one when `name` is nil.
+    public func library(named name: String?) throws(StoreError) -> Library {
+        do {
+            return try queue.read { db in try Self.library(db, name: name) }
+        } catch {
+            throw Store.translate(error, path: path.path)
+        }
+    }
+
+    static func library(_ db: Database, name: String?) throws -> Library {
+        if let name {
+            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM library WHERE name = ?", arguments: [name]) else {
+                throw StoreError.libraryNotFound(name)
+            }
+            return Library(row: row)
+        }
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM library ORDER BY is_default DESC, id LIMIT 1") else {
+            throw StoreError.noLibrary
+        }
+        return Library(row: row)
+    }
+}

@@ -1,0 +1,143 @@
+import GRDB
+
+/// The store's schema, as append-only named migrations: never edit one that has landed; add another.
+enum Migrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-libraries-feeds-editions-events") { db in
+            try db.execute(sql: """
+                CREATE TABLE library (
+                    id INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL UNIQUE,
+                    url TEXT NOT NULL,
+                    is_default INTEGER NOT NULL DEFAULT 0,
+                    catalog_title TEXT,
+                    crawlable_url TEXT,
+                    shelf_url TEXT,
+                    auth_document_url TEXT,
+                    created_at REAL NOT NULL,
+                    last_sync_at REAL,
+                    last_sync_ok_at REAL,
+                    last_sync_status TEXT,
+                    last_sync_message TEXT
+                );
+
+                -- One row per fetched page of a feed: its validators and where it led.
+                CREATE TABLE feed_page (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    position INTEGER NOT NULL,
+                    etag TEXT,
+                    last_modified TEXT,
+                    next_url TEXT,
+                    entry_count INTEGER NOT NULL DEFAULT 0,
+                    fetched_at REAL NOT NULL,
+                    UNIQUE (library_id, kind, url)
+                );
+
+                CREATE TABLE edition (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    entry_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    subtitle TEXT,
+                    authors TEXT NOT NULL DEFAULT '',
+                    narrators TEXT NOT NULL DEFAULT '',
+                    summary TEXT,
+                    publisher TEXT,
+                    issued TEXT,
+                    language TEXT,
+                    distributor TEXT,
+                    additional_type TEXT,
+                    medium TEXT NOT NULL,
+                    updated TEXT,
+                    published TEXT,
+                    cover_url TEXT,
+                    thumbnail_url TEXT,
+                    revoke_url TEXT,
+                    annotations_url TEXT,
+                    is_draft INTEGER NOT NULL DEFAULT 0,
+                    is_paid INTEGER NOT NULL DEFAULT 0,
+                    availability_status TEXT,
+                    availability_since REAL,
+                    availability_until REAL,
+                    holds_total INTEGER,
+                    holds_position INTEGER,
+                    copies_total INTEGER,
+                    copies_available INTEGER,
+                    entitlement TEXT NOT NULL DEFAULT 'none',
+                    -- contributors, categories and other links as JSON
+                    detail TEXT NOT NULL DEFAULT '{}',
+                    -- hash of everything stored from the entry: equal means nothing to write
+                    content_hash INTEGER NOT NULL,
+                    -- hash of updated + acquisition rel/href: a change here is a publisher change
+                    change_hash INTEGER NOT NULL,
+                    page_id INTEGER REFERENCES feed_page(id) ON DELETE SET NULL,
+                    in_catalog INTEGER NOT NULL DEFAULT 1,
+                    first_seen_at REAL NOT NULL,
+                    changed_at REAL NOT NULL,
+                    removed_at REAL,
+                    state TEXT NOT NULL DEFAULT 'new',
+                    has_local_copy INTEGER NOT NULL DEFAULT 0,
+                    state_reason TEXT,
+                    state_changed_at REAL NOT NULL,
+                    UNIQUE (library_id, entry_id)
+                );
+                CREATE INDEX edition_page ON edition(page_id);
+                CREATE INDEX edition_state ON edition(library_id, state);
+
+                CREATE TABLE acquisition (
+                    id INTEGER PRIMARY KEY,
+                    edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
+                    position INTEGER NOT NULL,
+                    kind TEXT NOT NULL,
+                    rel TEXT NOT NULL,
+                    href TEXT NOT NULL,
+                    type TEXT,
+                    indirect TEXT NOT NULL DEFAULT '[]',
+                    availability_status TEXT,
+                    availability_since REAL,
+                    availability_until REAL,
+                    holds_total INTEGER,
+                    holds_position INTEGER,
+                    copies_total INTEGER,
+                    copies_available INTEGER,
+                    price TEXT,
+                    currency TEXT
+                );
+                CREATE INDEX acquisition_edition ON acquisition(edition_id);
+
+                CREATE TABLE sync_run (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    started_at REAL NOT NULL,
+                    finished_at REAL,
+                    status TEXT NOT NULL,
+                    pages INTEGER NOT NULL DEFAULT 0,
+                    pages_not_modified INTEGER NOT NULL DEFAULT 0,
+                    entries INTEGER NOT NULL DEFAULT 0,
+                    added INTEGER NOT NULL DEFAULT 0,
+                    changed INTEGER NOT NULL DEFAULT 0,
+                    removed INTEGER NOT NULL DEFAULT 0,
+                    message TEXT
+                );
+
+                -- What happened to an edition, and when: the history `shelf show` prints.
+                CREATE TABLE event (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    edition_id INTEGER REFERENCES edition(id) ON DELETE CASCADE,
+                    sync_id INTEGER REFERENCES sync_run(id) ON DELETE SET NULL,
+                    at REAL NOT NULL,
+                    kind TEXT NOT NULL,
+                    detail TEXT NOT NULL
+                );
+                CREATE INDEX event_edition ON event(edition_id, at);
+                CREATE INDEX event_sync ON event(sync_id);
+                """)
+        }
+        return migrator
+    }
+}

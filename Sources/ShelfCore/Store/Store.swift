@@ -1,0 +1,106 @@
+import Foundation
+import GRDB
+
+/// Why the local database could not be used.
+public enum StoreError: ShelfFailure, Equatable {
+    case cannotOpen(path: String, reason: String)
+    case corrupt(path: String, reason: String)
+    case locked(path: String)
+    case failed(reason: String)
+    case noLibrary
+    case libraryNotFound(String)
+    case libraryExists(String)
+    case editionNotFound(String)
+    case ambiguousEdition(String, [String])
+
+    public var exitCode: ExitStatus {
+        switch self {
+        case .cannotOpen, .corrupt, .failed: .storeFailure
+        case .locked: .storeLocked
+        case .noLibrary: .configuration
+        case .libraryNotFound, .editionNotFound, .ambiguousEdition: .notFound
+        case .libraryExists: .usage
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
+        case .corrupt(let path, let reason):
+            "the database \(path) is damaged (\(reason)); move it aside and run `shelf sync` to rebuild it from the library"
+        case .locked(let path): "the database \(path) is locked by another process; try again when it finishes"
+        case .failed(let reason): "database error: \(reason)"
+        case .noLibrary: "no library yet: add one with `shelf library add NAME URL` (or try `shelf demo`)"
+        case .libraryNotFound(let name): "no library named '\(name)'; `shelf library list` shows them"
+        case .libraryExists(let name): "a library named '\(name)' already exists; remove it first or pick another name"
+        case .editionNotFound(let id): "no title with id '\(id)' in the store; run `shelf sync`, or see `shelf list`"
+        case .ambiguousEdition(let id, let matches):
+            "'\(id)' matches \(matches.count) titles (\(matches.prefix(3).joined(separator: ", "))…); give more of the id"
+        }
+    }
+}
+
+/// The SQLite database: one file under the home directory, WAL, migrated on open.
+public final class Store: Sendable {
+    public let path: URL
+    let queue: DatabaseQueue
+
+    /// Opens (creating and migrating as needed) the database in `home`.
+    ///
+    /// `busyTimeout` is how long a write waits for another process's transaction before giving up.
+    public init(home: Home, busyTimeout: TimeInterval = 5) throws(StoreError) {
+        try home.prepare()
+        path = home.database
+        var configuration = Configuration()
+        configuration.journalMode = .wal
+        configuration.busyMode = .timeout(busyTimeout)
+        configuration.foreignKeysEnabled = true
+        configuration.label = "shelf"
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        let path = home.database.path
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try Migrations.migrator.migrate(queue)
+            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        } catch {
+            throw Store.translate(error, path: path)
+        }
+    }
+
+    /// Reads in a snapshot; errors become `StoreError`.
+    public func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw Store.translate(error, path: path.path)
+        }
+    }
+
+    /// Writes in one immediate transaction, rolled back if `body` throws; non-store errors pass through.
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            var result: T?
+            try queue.inTransaction(.immediate) { db in
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        } catch let error as DatabaseError {
+            throw Store.translate(error, path: path.path)
+        }
+    }
+
+    static func translate(_ error: any Error, path: String) -> StoreError {
+        if let storeError = error as? StoreError { return storeError }
+        guard let error = error as? DatabaseError else { return .failed(reason: "\(error)") }
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return .locked(path: path)
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .corrupt(path: path, reason: error.message ?? "\(error.resultCode)")
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH:
+            return .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
+        default: return .failed(reason: error.message ?? "\(error)")
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Process exit codes, one per kind of failure, documented in shelf(1).
+public enum ExitStatus: Int32, Sendable, CaseIterable {
+    case success = 0
+    case failure = 1
+    case usage = 64
+    /// A server sent a document shelf cannot use: malformed XML, not Atom, HTML, a pagination loop, too large.
+    case badData = 65
+    /// The library or edition named does not exist in the store.
+    case notFound = 66
+    /// The server could not be reached (offline, DNS, refused, timed out).
+    case offline = 68
+    /// The server answered with an error status.
+    case serverError = 69
+    case internalError = 70
+    /// The local database is corrupt or cannot be read or written.
+    case storeFailure = 74
+    /// Another `shelf sync` holds the lock.
+    case busy = 75
+    /// TLS verification failed, too many redirects, or another protocol violation.
+    case protocolError = 76
+    /// The server refused access (authentication required or rejected).
+    case notPermitted = 77
+    /// No library is configured, or the configuration is invalid.
+    case configuration = 78
+    /// The database is locked by another process for longer than shelf waits.
+    case storeLocked = 79
+}
+
+/// A failure a patron can act on: one lower-case line saying what went wrong and what to do.
+public protocol ShelfFailure: Error, CustomStringConvertible {
+    var exitCode: ExitStatus { get }
+}
+
+/// Why talking to a server failed.
+public enum NetworkError: ShelfFailure, Equatable {
+    case offline(host: String, reason: String)
+    case timedOut(host: String)
+    case httpStatus(url: String, status: Int)
+    case tls(host: String, reason: String)
+    case tooManyRedirects(url: String)
+    case truncated(url: String, reason: String)
+    case tooLarge(url: String, limit: Int64)
+    case unsupportedURL(String)
+    case transfer(url: String, reason: String)
+
+    public var exitCode: ExitStatus {
+        switch self {
+        case .offline, .timedOut: .offline
+        case .httpStatus(_, let status): status == 401 || status == 403 ? .notPermitted : .serverError
+        case .tls, .tooManyRedirects: .protocolError
+        case .truncated, .transfer: .serverError
+        case .tooLarge: .badData
+        case .unsupportedURL: .usage
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .offline(let host, let reason): "offline: cannot reach \(host) (\(reason)); check the connection and try again"
+        case .timedOut(let host): "offline: \(host) did not answer in time; try again later"
+        case .httpStatus(let url, let status):
+            "server error: \(url) answered \(status) \(HTTPStatus.reason(status)); try again later"
+        case .tls(let host, let reason): "TLS verification failed for \(host): \(reason); shelf will not connect insecurely"
+        case .tooManyRedirects(let url): "too many redirects from \(url); the library's server is misconfigured"
+        case .truncated(let url, let reason): "the response from \(url) was cut short (\(reason)); try again"
+        case .tooLarge(let url, let limit): "the response from \(url) is larger than \(limit / 1_048_576) MB; refusing it"
+        case .unsupportedURL(let url): "not an http(s) URL: \(url)"
+        case .transfer(let url, let reason): "transfer from \(url) failed: \(reason)"
+        }
+    }
+}
+
+/// Short reason phrases for the statuses a patron is likely to see.
+enum HTTPStatus {
+    static func reason(_ status: Int) -> String {
+        switch status {
+        case 400: "Bad Request"
+        case 401: "Unauthorized"
+        case 403: "Forbidden"
+        case 404: "Not Found"
+        case 408: "Request Timeout"
+        case 410: "Gone"
+        case 429: "Too Many Requests"
+        case 500: "Internal Server Error"
+        case 502: "Bad Gateway"
+        case 503: "Service Unavailable"
+        case 504: "Gateway Timeout"
+        default: ""
+        }
+    }
+}

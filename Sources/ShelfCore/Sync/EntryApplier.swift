@@ -1,0 +1,236 @@
+import Foundation
+import GRDB
+
+/// What applying one entry did.
+enum EntryOutcome: Equatable {
+    case added
+    /// The publisher changed the edition (`updated`, or an acquisition `rel`/`href`).
+    case changed
+    /// Other stored fields changed (availability, metadata).
+    case refreshed
+    case unchanged
+    /// It was gone from the catalog and came back.
+    case restored
+}
+
+/// Writes parsed entries into the store inside the sync's transaction, diffing against what is there.
+final class EntryApplier {
+    private let db: Database
+    private let libraryID: Int64
+    private let syncID: Int64
+    private let now: Double
+
+    init(db: Database, libraryID: Int64, syncID: Int64, now: Date) throws {
+        self.db = db
+        self.libraryID = libraryID
+        self.syncID = syncID
+        self.now = now.timeIntervalSince1970
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS seen (edition_id INTEGER PRIMARY KEY)")
+        try db.execute(sql: "DELETE FROM temp.seen")
+    }
+
+    private struct Stored {
+        var id: Int64
+        var contentHash: Int64
+        var changeHash: Int64
+        var pageID: Int64?
+        var inCatalog: Bool
+        var lifecycle: Lifecycle
+        var updated: String?
+        var availabilityStatus: String?
+    }
+
+    private func stored(_ entryID: String) throws -> Stored? {
+        let statement = try db.cachedStatement(sql: """
+            SELECT id, content_hash, change_hash, page_id, in_catalog, state, has_local_copy, updated,
+                   availability_status
+            FROM edition WHERE library_id = ? AND entry_id = ?
+            """)
+        guard let row = try Row.fetchOne(statement, arguments: [libraryID, entryID]) else { return nil }
+        let state = LifecycleState(rawValue: row[5]) ?? .new
+        return Stored(
+            id: row[0], contentHash: row[1], changeHash: row[2], pageID: row[3], inCatalog: row[4],
+            lifecycle: Lifecycle(state: state, hasLocalCopy: row[6]), updated: row[7], availabilityStatus: row[8])
+    }
+
+    /// Applies one entry seen on page `pageID`.
+    func apply(_ entry: OPDSEntry, pageID: Int64) throws -> EntryOutcome {
+        let record = EntryRecord(entry)
+        guard let old = try stored(entry.id) else {
+            let id = try insert(record, pageID: pageID)
+            try markSeen(id)
+            return .added
+        }
+        try markSeen(old.id)
+        var outcome = EntryOutcome.unchanged
+        if old.contentHash != record.contentHash {
+            let oldLinks = old.changeHash != record.changeHash ? try links(of: old.id) : []
+            try update(old.id, record, pageID: pageID)
+            outcome = .refreshed
+            if old.changeHash != record.changeHash {
+                outcome = .changed
+                try recordChange(old, oldLinks: oldLinks, record)
+            } else if old.availabilityStatus != record.availability?.status {
+                try event(old.id, "availability", "\(old.availabilityStatus ?? "none") → \(record.availability?.status ?? "none")")
+            }
+        } else if old.pageID != pageID {
+            try db.cachedStatement(sql: "UPDATE edition SET page_id = ? WHERE id = ?").execute(arguments: [pageID, old.id])
+        }
+        if !old.inCatalog {
+            try db.cachedStatement(sql: "UPDATE edition SET in_catalog = 1, removed_at = NULL WHERE id = ?")
+                .execute(arguments: [old.id])
+            try event(old.id, "restored", "back in the catalog")
+            if outcome != .changed { outcome = .restored }
+        }
+        return outcome
+    }
+
+    /// Counts every edition last seen on `pageID` as present (the page answered 304).
+    func markPageSeen(_ pageID: Int64) throws -> Int {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.seen SELECT id FROM edition WHERE page_id = ?")
+            .execute(arguments: [pageID])
+        return db.changesCount
+    }
+
+    /// Marks editions in the catalog but not seen this sync as removed; returns their titles.
+    func removeUnseen() throws -> [String] {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, title FROM edition
+            WHERE library_id = ? AND in_catalog = 1 AND id NOT IN (SELECT edition_id FROM temp.seen)
+            """, arguments: [libraryID])
+        for row in rows {
+            let id: Int64 = row[0]
+            try db.execute(
+                sql: "UPDATE edition SET in_catalog = 0, removed_at = ? WHERE id = ?", arguments: [now, id])
+            try event(id, "removed", "no longer in the catalog")
+        }
+        return rows.map { $0[1] }
+    }
+
+    /// How many editions are in the catalog now.
+    func catalogCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1",
+                         arguments: [libraryID]) ?? 0
+    }
+
+    private func markSeen(_ id: Int64) throws {
+        try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.seen (edition_id) VALUES (?)").execute(arguments: [id])
+    }
+
+    private func event(_ editionID: Int64, _ kind: String, _ detail: String) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO event (library_id, edition_id, sync_id, at, kind, detail) VALUES (?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [libraryID, editionID, syncID, now, kind, detail])
+    }
+
+    private func columns(_ record: EntryRecord) -> [(any DatabaseValueConvertible)?] {
+        let entry = record.entry
+        return [
+            entry.title, entry.subtitle, record.authors, record.narrators, entry.summary, entry.publisher,
+            entry.issued, entry.language, entry.distributor, entry.additionalType, record.medium, entry.updated,
+            entry.published, entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL,
+            entry.isDraft, entry.isPaid, record.availability?.status,
+            record.availability?.since?.timeIntervalSince1970, record.availability?.until?.timeIntervalSince1970,
+            record.holds?.total, record.holds?.position, record.copies?.total, record.copies?.available,
+            record.entitlement.rawValue, record.detail, record.contentHash, record.changeHash,
+        ]
+    }
+
+    private static let columnNames = """
+        title, subtitle, authors, narrators, summary, publisher, issued, language, distributor, additional_type,
+        medium, updated, published, cover_url, thumbnail_url, revoke_url, annotations_url, is_draft, is_paid,
+        availability_status, availability_since, availability_until, holds_total, holds_position, copies_total,
+        copies_available, entitlement, detail, content_hash, change_hash
+        """
+
+    private func insert(_ record: EntryRecord, pageID: Int64) throws -> Int64 {
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO edition (\(Self.columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
+                                 changed_at, state, has_local_copy, state_changed_at)
+            VALUES (\(Array(repeating: "?", count: 30).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
+            """)
+        var values = columns(record)
+        values += [libraryID, record.entry.id, pageID, now, now, now]
+        try statement.execute(arguments: StatementArguments(values))
+        let id = db.lastInsertedRowID
+        try insertAcquisitions(record.entry.acquisitions, editionID: id)
+        return id
+    }
+
+    private func update(_ id: Int64, _ record: EntryRecord, pageID: Int64) throws {
+        let assignments = Self.columnNames.split(separator: ",")
+            .map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines)) = ?" }
+            .joined(separator: ", ")
+        let statement = try db.cachedStatement(sql: """
+            UPDATE edition SET \(assignments), page_id = ?, changed_at = ? WHERE id = ?
+            """)
+        var values = columns(record)
+        values += [pageID, now, id]
+        try statement.execute(arguments: StatementArguments(values))
+        try db.cachedStatement(sql: "DELETE FROM acquisition WHERE edition_id = ?").execute(arguments: [id])
+        try insertAcquisitions(record.entry.acquisitions, editionID: id)
+    }
+
+    private func insertAcquisitions(_ acquisitions: [Acquisition], editionID: Int64) throws {
+        guard !acquisitions.isEmpty else { return }
+        let statement = try db.cachedStatement(sql: """
+            INSERT INTO acquisition (edition_id, position, kind, rel, href, type, indirect, availability_status,
+                availability_since, availability_until, holds_total, holds_position, copies_total, copies_available,
+                price, currency)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for (position, acquisition) in acquisitions.enumerated() {
+            let values: [(any DatabaseValueConvertible)?] = [
+                editionID, position, acquisition.kind.rawValue, acquisition.rel, acquisition.href, acquisition.type,
+                EntryRecord.indirectJSON(acquisition.indirect), acquisition.availability?.status,
+                acquisition.availability?.since?.timeIntervalSince1970,
+                acquisition.availability?.until?.timeIntervalSince1970, acquisition.holds?.total,
+                acquisition.holds?.position, acquisition.copies?.total, acquisition.copies?.available,
+                acquisition.price?.value, acquisition.price?.currency,
+            ]
+            try statement.execute(arguments: StatementArguments(values))
+        }
+    }
+
+    private func links(of editionID: Int64) throws -> [(rel: String, href: String)] {
+        try Row.fetchAll(
+            db, sql: "SELECT rel, href FROM acquisition WHERE edition_id = ? ORDER BY position", arguments: [editionID]
+        ).map { (rel: $0[0], href: $0[1]) }
+    }
+
+    /// Records what the publisher changed and moves the lifecycle (a Downloaded edition becomes Updated).
+    private func recordChange(_ old: Stored, oldLinks: [(rel: String, href: String)], _ record: EntryRecord) throws {
+        var parts: [String] = []
+        if old.updated != record.entry.updated {
+            parts.append("updated \(old.updated ?? "none") → \(record.entry.updated ?? "none")")
+        }
+        let newLinks = record.entry.acquisitions.map { (rel: $0.rel, href: $0.href) }
+        for index in 0..<max(oldLinks.count, newLinks.count) {
+            let before = index < oldLinks.count ? oldLinks[index] : nil
+            let after = index < newLinks.count ? newLinks[index] : nil
+            switch (before, after) {
+            case let (before?, after?):
+                let name = AcquisitionKind(rel: after.rel)?.rawValue ?? after.rel
+                if before.rel != after.rel {
+                    parts.append("acquisition rel \(AcquisitionKind(rel: before.rel)?.rawValue ?? before.rel) → \(name)")
+                }
+                if before.href != after.href { parts.append("\(name) href \(before.href) → \(after.href)") }
+            case let (before?, nil):
+                parts.append("acquisition removed: \(AcquisitionKind(rel: before.rel)?.rawValue ?? before.rel) \(before.href)")
+            case let (nil, after?):
+                parts.append("acquisition added: \(AcquisitionKind(rel: after.rel)?.rawValue ?? after.rel) \(after.href)")
+            case (nil, nil):
+                break
+            }
+        }
+        try event(old.id, "changed", parts.isEmpty ? "the publisher changed the edition" : parts.joined(separator: "; "))
+        let next = old.lifecycle.transition(.feedChanged) ?? old.lifecycle
+        if next != old.lifecycle {
+            try db.cachedStatement(sql: """
+                UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?
+                """).execute(arguments: [next.state.rawValue, next.hasLocalCopy, "the publisher changed the edition",
+                                         now, old.id])
+            try event(old.id, "state", "\(old.lifecycle.state.label) → \(next.state.label): the publisher changed the edition")
+        }
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+
+/// An OPDS entry flattened into what the store keeps, with the hashes the diff compares.
+struct EntryRecord {
+    let entry: OPDSEntry
+    let authors: String
+    let narrators: String
+    let medium: String
+    let entitlement: Entitlement
+    let availability: Availability?
+    let holds: Holds?
+    let copies: Copies?
+    let detail: String
+    let contentHash: Int64
+    let changeHash: Int64
+
+    init(_ entry: OPDSEntry) {
+        self.entry = entry
+        authors = entry.authors.map(\.name).joined(separator: ", ")
+        narrators = entry.narrators.map(\.name).joined(separator: ", ")
+        medium = EntryRecord.medium(of: entry)
+        entitlement = EntryRecord.entitlement(of: entry)
+        availability = entry.availability
+        holds = entry.holds
+        copies = entry.copies
+        detail = EntryRecord.detailJSON(entry)
+
+        var change = FNV1a()
+        change.combine(entry.updated)
+        for acquisition in entry.acquisitions {
+            change.combine(acquisition.rel)
+            change.combine(acquisition.href)
+        }
+        changeHash = change.signed
+
+        var content = change
+        content.combine(entry.title)
+        content.combine(entry.subtitle)
+        content.combine(authors)
+        content.combine(narrators)
+        content.combine(entry.summary)
+        content.combine(entry.content)
+        content.combine(entry.publisher)
+        content.combine(entry.issued)
+        content.combine(entry.language)
+        content.combine(entry.distributor)
+        content.combine(entry.additionalType)
+        content.combine(entry.published)
+        content.combine(entry.coverURL)
+        content.combine(entry.thumbnailURL)
+        content.combine(entry.revokeURL)
+        content.combine(entry.annotationsURL)
+        content.combine(entry.isDraft)
+        content.combine(detail)
+        for acquisition in entry.acquisitions {
+            content.combine(acquisition.type)
+            content.combine(EntryRecord.indirectJSON(acquisition.indirect))
+            content.combine(acquisition.availability?.status)
+            content.combine(acquisition.availability?.since.map { Int($0.timeIntervalSince1970) })
+            content.combine(acquisition.availability?.until.map { Int($0.timeIntervalSince1970) })
+            content.combine(acquisition.holds?.total)
+            content.combine(acquisition.holds?.position)
+            content.combine(acquisition.copies?.total)
+            content.combine(acquisition.copies?.available)
+            content.combine(acquisition.price?.value)
+            content.combine(acquisition.price?.currency)
+        }
+        contentHash = content.signed
+    }
+
+    /// `audiobook`, `ebook` or `other`.
+    static func medium(of entry: OPDSEntry) -> String {
+        if entry.isAudiobook { return "audiobook" }
+        if let type = entry.additionalType?.lowercased(), type.hasSuffix("/ebook") || type.hasSuffix("/book") {
+            return "ebook"
+        }
+        let ebookTypes = ["epub", "pdf", "adobe.adept", "mobi"]
+        let isEbook = entry.acquisitions.contains { acquisition in
+            acquisition.paths.contains { path in path.contains { type in ebookTypes.contains { type.contains($0) } } }
+        }
+        return isEbook ? "ebook" : "other"
+    }
+
+    /// The patron's right to the title as the feed states it.
+    static func entitlement(of entry: OPDSEntry) -> Entitlement {
+        let status = entry.availability?.status.lowercased()
+        let hasGeneric = entry.acquisitions.contains { $0.kind == .generic }
+        if status == "reserved" { return .hold }
+        if status == "ready" { return .holdReady }
+        // A loan is offered through the generic acquisition rel (Palace), and can be revoked.
+        if hasGeneric && (status == "available" || (status == nil && entry.revokeURL != nil)) { return .loan }
+        if entry.acquisitions.contains(where: { $0.kind == .openAccess }) { return .free }
+        return .none
+    }
+
+    static func detailJSON(_ entry: OPDSEntry) -> String {
+        var json = JSONWriter()
+        json.beginObject()
+        json.key("authors")
+        writeContributors(entry.authors, into: &json)
+        json.key("contributors")
+        writeContributors(entry.contributors, into: &json)
+        json.key("categories")
+        json.beginArray()
+        for category in entry.categories {
+            json.beginObject()
+            json.field("scheme", category.scheme)
+            json.field("term", category.term)
+            json.field("label", category.label)
+            json.endObject()
+        }
+        json.endArray()
+        json.key("links")
+        json.beginArray()
+        for link in entry.links {
+            json.beginObject()
+            json.field("href", link.href)
+            json.field("rel", link.rel)
+            json.field("type", link.type)
+            json.field("title", link.title)
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return json.output
+    }
+
+    private static func writeContributors(_ contributors: [Contributor], into json: inout JSONWriter) {
+        json.beginArray()
+        for contributor in contributors {
+            json.beginObject()
+            json.field("name", contributor.name)
+            json.key("roles")
+            json.beginArray()
+            for role in contributor.roles { json.value(role) }
+            json.endArray()
+            json.field("sortName", contributor.sortName)
+            json.field("uri", contributor.uri)
+            json.endObject()
+        }
+        json.endArray()
+    }
+
+    static func indirectJSON(_ nodes: [IndirectAcquisition]) -> String {
+        var json = JSONWriter()
+        writeIndirect(nodes, into: &json)
+        return json.output
+    }
+
+    private static func writeIndirect(_ nodes: [IndirectAcquisition], into json: inout JSONWriter) {
+        json.beginArray()
+        for node in nodes {
+            json.beginObject()
+            json.field("type", node.type)
+            json.key("children")
+            writeIndirect(node.children, into: &json)
+            json.endObject()
+        }
+        json.endArray()
+    }
+}
+
+/// The detail column, decoded for `shelf show`.
+struct EditionDetailJSON: Codable {
+    var authors: [Contributor]
+    var contributors: [Contributor]
+    var categories: [Category]
+    var links: [OPDSLink]
+}
