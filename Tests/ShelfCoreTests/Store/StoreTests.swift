@@ -1,0 +1,92 @@
+import Foundation
+import GRDB
+import Testing
+@testable import ShelfCore
+
+@Suite struct StoreTests {
+    @Test func createsTheDatabaseWithWALAndPrivatePermissions() throws {
+        let test = TestHome()
+        let store = try test.store()
+        let mode = try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+        let attributes = try FileManager.default.attributesOfItem(atPath: test.home.database.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let directory = try FileManager.default.attributesOfItem(atPath: test.directory.path)
+        #expect((directory[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+        let migrations = try store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
+        #expect(migrations == ["v1-libraries-feeds-editions-events"])
+    }
+
+    @Test func reopeningKeepsDataAndDoesNotRemigrate() throws {
+        let test = TestHome()
+        try test.store().addLibrary(name: "one", url: URL(string: "http://127.0.0.1:1/")!)
+        let again = try test.store()
+        #expect(try again.libraries().map(\.name) == ["one"])
+    }
+
+    @Test func firstLibraryIsDefaultAndDefaultCanMove() throws {
+        let store = try TestHome().store()
+        try store.addLibrary(name: "a", url: URL(string: "http://127.0.0.1:1/a")!)
+        try store.addLibrary(name: "b", url: URL(string: "http://127.0.0.1:1/b")!)
+        #expect(try store.library(named: nil).name == "a")
+        try store.setDefaultLibrary(name: "b")
+        #expect(try store.library(named: nil).name == "b")
+        try store.removeLibrary(name: "b")
+        #expect(try store.library(named: nil).name == "a")
+        #expect(throws: StoreError.libraryExists("a")) {
+            try store.addLibrary(name: "a", url: URL(string: "http://127.0.0.1:1/")!)
+        }
+        #expect(throws: StoreError.libraryNotFound("zzz")) { try store.library(named: "zzz") }
+    }
+
+    @Test func noLibraryIsAConfigurationError() throws {
+        let store = try TestHome().store()
+        #expect(throws: StoreError.noLibrary) { try store.library(named: nil) }
+        #expect(StoreError.noLibrary.exitCode == .configuration)
+    }
+
+    @Test func aCorruptDatabaseIsReportedNotOverwritten() throws {
+        let test = TestHome()
+        try FileManager.default.createDirectory(at: test.directory, withIntermediateDirectories: true)
+        let garbage = Data(repeating: 0x5A, count: 8192)
+        try garbage.write(to: test.home.database)
+        #expect {
+            _ = try test.store()
+        } throws: { error in
+            guard case .corrupt(let path, _) = error as? StoreError else { return false }
+            return path == test.home.database.path
+        }
+        // The damaged file is left for the patron to inspect or move aside.
+        #expect(try Data(contentsOf: test.home.database) == garbage)
+    }
+
+    @Test func aDatabaseLockedByAnotherConnectionTimesOutWithItsOwnError() throws {
+        let test = TestHome()
+        let store = try Store(home: test.home, busyTimeout: 0.2)
+        try store.addLibrary(name: "a", url: URL(string: "http://127.0.0.1:1/")!)
+        // A second connection (as another process would) holds the write lock.
+        let other = try DatabaseQueue(path: test.home.database.path)
+        try other.writeWithoutTransaction { db in
+            try db.execute(sql: "BEGIN IMMEDIATE")
+            #expect {
+                try store.addLibrary(name: "b", url: URL(string: "http://127.0.0.1:1/")!)
+            } throws: { error in
+                (error as? StoreError) == .locked(path: test.home.database.path)
+            }
+            try db.execute(sql: "ROLLBACK")
+        }
+        #expect(StoreError.locked(path: "x").exitCode == .storeLocked)
+        // Reads still work while a writer holds the lock (WAL), and nothing was half-written.
+        #expect(try store.libraries().map(\.name) == ["a"])
+    }
+
+    @Test func homeResolutionOrder() {
+        #expect(Home.resolve(explicit: "/x", environment: ["SHELF_HOME": "/y"]).directory.path == "/x")
+        #expect(Home.resolve(explicit: nil, environment: ["SHELF_HOME": "/y", "XDG_DATA_HOME": "/z"]).directory.path == "/y")
+        #expect(Home.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "/z"]).directory.path == "/z/shelf")
+        #expect(Home.resolve(explicit: nil, environment: ["HOME": "/h"]).directory.path == "/h/.local/share/shelf")
+        // A relative XDG_DATA_HOME is invalid per the spec and ignored.
+        #expect(Home.resolve(explicit: nil, environment: ["XDG_DATA_HOME": "rel", "HOME": "/h"]).directory.path
+            == "/h/.local/share/shelf")
+    }
+}

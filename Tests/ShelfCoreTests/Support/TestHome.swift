@@ -1,0 +1,30 @@
+import Foundation
+@testable import ShelfCore
+
+/// A fresh shelf home in a temporary directory, removed when the test ends.
+final class TestHome {
+    let home: Home
+    var directory: URL { home.directory }
+
+    init() {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("shelf-test-\(UUID().uuidString)", isDirectory: true)
+        home = Home(directory: directory)
+    }
+
+    func store() throws -> Store { try Store(home: home) }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+}
+
+/// The package root, found from this file's path.
+enum PackageRoot {
+    static let url: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.pathComponents.count > 1 {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        fatalError("no Package.swift above \(#filePath)")
+    }()
+}
