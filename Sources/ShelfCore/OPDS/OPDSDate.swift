@@ -147,3 +147,12 @@ public enum OPDSDate {
         }
     }
 }
+
+extension OPDSEntry {
+    /// `issued` as a date (a bare year means its first of January), or nil when it does not parse.
+    public var issuedDate: Date? { OPDSDate.parse(issued) }
+    /// `updated` as a date, or nil when it does not parse.
+    public var updatedDate: Date? { OPDSDate.parse(updated) }
+    /// `published` as a date, or nil when it does not parse.
+    public var publishedDate: Date? { OPDSDate.parse(published) }
+}
