@@ -271,60 +271,65 @@ private final class OPDSDocumentReader {
             }
         }
         try forEachChild { namespace, local in
-            switch namespace {
-            case names.atom:
-                switch local {
-                case names.id: entry.id = try text()
-                case names.title: entry.title = try text()
-                case names.summary: entry.summary = try text()
-                case names.content: entry.content = try text()
-                case names.updated: entry.updated = try text()
-                case names.published: entry.published = try text()
-                case names.link: try readEntryLink(into: &entry)
-                case names.author: entry.authors.append(try readPerson())
-                case names.contributor: entry.contributors.append(try readPerson())
-                case names.category:
-                    if let category = categoryAttributes() { entry.categories.append(category) }
-                    try reader.skipElement()
-                default: try reader.skipElement()
-                }
-            case names.dcterms:
-                switch local {
-                case names.publisher: entry.publisher = try text()
-                case names.issued: entry.issued = try text()
-                case names.language: entry.language = try text()
-                default: try reader.skipElement()
-                }
-            case names.schema where local == names.alternativeHeadline:
-                entry.subtitle = try text()
-            case names.bibframe where local == names.distribution:
-                reader.forEachAttribute { attribute in
-                    if attribute.name == names.providerName
-                        && (attribute.namespace == names.bibframe || attribute.namespace == .none)
-                    {
-                        entry.distributor = attribute.value
-                    }
-                }
-                try reader.skipElement()
-            case names.app where local == names.control:
-                try forEachChild { namespace, local in
-                    if namespace == names.app && local == names.draft {
-                        entry.isDraft = try text().lowercased() == "yes"
-                    } else {
-                        try reader.skipElement()
-                    }
-                }
-            default:
-                try reader.skipElement()
-            }
+            try readEntryChild(namespace, local, into: &entry)
+            // Attribute values are charged without a check; checking after each child bounds what is held.
+            try spend(0)
         }
-        try spend(0)
         if entry.id.isEmpty {
             let title = entry.title.isEmpty ? "untitled" : "\"\(entry.title)\""
             info.warnings.append("entry at line \(entryLine) (\(title)) has no id; skipped")
             return nil
         }
         return entry
+    }
+
+    private func readEntryChild(_ namespace: XMLName, _ local: XMLName, into entry: inout OPDSEntry) throws {
+        switch namespace {
+        case names.atom:
+            switch local {
+            case names.id: entry.id = try text()
+            case names.title: entry.title = try text()
+            case names.summary: entry.summary = try text()
+            case names.content: entry.content = try text()
+            case names.updated: entry.updated = try text()
+            case names.published: entry.published = try text()
+            case names.link: try readEntryLink(into: &entry)
+            case names.author: entry.authors.append(try readPerson())
+            case names.contributor: entry.contributors.append(try readPerson())
+            case names.category:
+                if let category = categoryAttributes() { entry.categories.append(category) }
+                try reader.skipElement()
+            default: try reader.skipElement()
+            }
+        case names.dcterms:
+            switch local {
+            case names.publisher: entry.publisher = try text()
+            case names.issued: entry.issued = try text()
+            case names.language: entry.language = try text()
+            default: try reader.skipElement()
+            }
+        case names.schema where local == names.alternativeHeadline:
+            entry.subtitle = try text()
+        case names.bibframe where local == names.distribution:
+            reader.forEachAttribute { attribute in
+                if attribute.name == names.providerName
+                    && (attribute.namespace == names.bibframe || attribute.namespace == .none)
+                {
+                    entry.distributor = attributeValue(attribute)
+                }
+            }
+            try reader.skipElement()
+        case names.app where local == names.control:
+            try forEachChild { namespace, local in
+                if namespace == names.app && local == names.draft {
+                    entry.isDraft = try text().lowercased() == "yes"
+                } else {
+                    try reader.skipElement()
+                }
+            }
+        default:
+            try reader.skipElement()
+        }
     }
 
     /// Reads the current element's text, charging it to the entry's budget.
@@ -500,6 +505,7 @@ private final class OPDSDocumentReader {
         reader.forEachAttribute { attribute in
             if attribute.name == names.type && attribute.namespace == .none { type = attributeValue(attribute) }
         }
+        try spend(0)
         var node = IndirectAcquisition(type: type ?? "")
         try forEachChild { namespace, local in
             if namespace == names.opds && local == names.indirectAcquisition {
