@@ -12,11 +12,35 @@ public enum OPDSParseError: Error, Equatable, Sendable {
     case unreadable(String)
 }
 
-/// Streaming OPDS 1.2 reader on libxml2's xmlTextReader (placeholder until the reader lands).
+extension OPDSParseError: LocalizedError {
+    /// A one-line, lower-case description that says what was wrong and what to do.
+    public var errorDescription: String? {
+        switch self {
+        case let .malformed(line, column, message):
+            return "the catalog document is not well-formed XML (line \(line), column \(column): \(message)); "
+                + "the server may have sent an error page"
+        case let .notAtom(root):
+            return "expected an OPDS (Atom) feed or entry but found \(root); check that the URL is an OPDS catalog"
+        case let .entryTooLarge(line, limit):
+            return "the entry starting at line \(line) is larger than the \(limit)-byte limit; the feed looks broken"
+        case let .unreadable(reason):
+            return "cannot read the catalog document: \(reason)"
+        }
+    }
+}
+
+/// Streaming OPDS 1.2 reader on libxml2's xmlTextReader.
+///
+/// Entries are handed over one at a time as each one ends, so a feed of any length is read in constant
+/// memory. Namespaces are matched by URI, never by prefix. No DTD, external entity or network resource is
+/// ever loaded, and entity references are left unexpanded.
 public struct OPDSParser: Sendable {
+    /// The document's own URL; relative links are resolved against it.
     public var baseURL: URL?
+    /// The most text one entry may hold before the parse fails with `entryTooLarge`.
     public var maxEntryBytes: Int
 
+    /// A parser resolving relative links against `baseURL` and refusing entries above `maxEntryBytes`.
     public init(baseURL: URL? = nil, maxEntryBytes: Int = 8 << 20) {
         self.baseURL = baseURL
         self.maxEntryBytes = maxEntryBytes
@@ -24,11 +48,535 @@ public struct OPDSParser: Sendable {
 
     /// Reads a feed (or a single-entry document) from a file, handing each entry to `onEntry` as it ends.
     public func parse(file: URL, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
-        throw OPDSParseError.unreadable("not implemented")
+        guard file.isFileURL else { throw OPDSParseError.unreadable("\(file) is not a file URL") }
+        let reader = try XMLReader(path: file.path)
+        return try OPDSDocumentReader(reader: reader, parser: self).read(onEntry: onEntry)
     }
 
     /// Reads a feed (or a single-entry document) held in memory.
     public func parse(data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
-        throw OPDSParseError.unreadable("not implemented")
+        let reader = try XMLReader(data: data, url: baseURL?.absoluteString)
+        return try OPDSDocumentReader(reader: reader, parser: self).read(onEntry: onEntry)
+    }
+
+    /// Reads the one entry a borrow, revoke or entry-URL response holds (the first, if it is a feed).
+    ///
+    /// A feed without any usable entry, or an entry without an id, fails with `notAtom`.
+    public func parseEntry(data: Data) throws -> OPDSEntry {
+        let document = OPDSDocumentReader(reader: try XMLReader(data: data, url: baseURL?.absoluteString), parser: self)
+        var first: OPDSEntry?
+        _ = try document.read { entry in
+            if first == nil { first = entry }
+        }
+        if let first { return first }
+        throw OPDSParseError.notAtom(root: document.rootIsFeed ? "a feed with no entry" : "an entry without an id")
+    }
+}
+
+/// Element and attribute names the parser looks for, interned once per reader.
+private struct Vocabulary {
+    let atom, opds, dcterms, schema, opf, bibframe, app, simplified: XMLName
+    let feed, entry, id, title, updated, published, link, author, contributor, name, uri: XMLName
+    let summary, content, category: XMLName
+    let href, rel, type, term, scheme, label: XMLName
+    let alternativeHeadline, additionalType, publisher, issued, language, distribution, providerName: XMLName
+    let indirectAcquisition, availability, holds, copies, price: XMLName
+    let status, since, until, total, position, available, currencyCode: XMLName
+    let role, sortName, control, draft: XMLName
+
+    init(_ reader: XMLReader) {
+        let n = reader.intern
+        atom = n(OPDSVocabulary.atomNS)
+        opds = n(OPDSVocabulary.opdsNS)
+        dcterms = n(OPDSVocabulary.dctermsNS)
+        schema = n(OPDSVocabulary.schemaNS)
+        opf = n(OPDSVocabulary.opfNS)
+        bibframe = n(OPDSVocabulary.bibframeNS)
+        app = n(OPDSVocabulary.appNS)
+        simplified = n(OPDSVocabulary.simplifiedNS)
+        feed = n("feed")
+        entry = n("entry")
+        id = n("id")
+        title = n("title")
+        updated = n("updated")
+        published = n("published")
+        link = n("link")
+        author = n("author")
+        contributor = n("contributor")
+        name = n("name")
+        uri = n("uri")
+        summary = n("summary")
+        content = n("content")
+        category = n("category")
+        href = n("href")
+        rel = n("rel")
+        type = n("type")
+        term = n("term")
+        scheme = n("scheme")
+        label = n("label")
+        alternativeHeadline = n("alternativeHeadline")
+        additionalType = n("additionalType")
+        publisher = n("publisher")
+        issued = n("issued")
+        language = n("language")
+        distribution = n("distribution")
+        providerName = n("ProviderName")
+        indirectAcquisition = n("indirectAcquisition")
+        availability = n("availability")
+        holds = n("holds")
+        copies = n("copies")
+        price = n("price")
+        status = n("status")
+        since = n("since")
+        until = n("until")
+        total = n("total")
+        position = n("position")
+        available = n("available")
+        currencyCode = n("currencycode")
+        role = n("role")
+        sortName = n("sort_name")
+        control = n("control")
+        draft = n("draft")
+    }
+}
+
+/// The attributes of an Atom link.
+private struct LinkAttributes {
+    var href: String?
+    var rel: String?
+    var type: String?
+    var title: String?
+}
+
+/// One pass over one document: owns the reader and the state of the entry being read.
+private final class OPDSDocumentReader {
+    private let reader: XMLReader
+    private let names: Vocabulary
+    private let baseURL: URL?
+    private let maxEntryBytes: Int
+    private var info = OPDSFeedInfo()
+    /// Text bytes the current entry may still take.
+    private var budget = 0
+    private var entryLine = 0
+    /// Whether the root element was a feed rather than a single entry.
+    private(set) var rootIsFeed = false
+
+    init(reader: XMLReader, parser: OPDSParser) {
+        self.reader = reader
+        self.names = Vocabulary(reader)
+        self.baseURL = parser.baseURL
+        self.maxEntryBytes = parser.maxEntryBytes
+    }
+
+    func read(onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
+        var foundRoot = false
+        while try reader.read() {
+            if reader.kind == .element {
+                foundRoot = true
+                break
+            }
+        }
+        guard foundRoot else { throw OPDSParseError.notAtom(root: "a document with no root element") }
+        let namespace = reader.namespaceURI
+        let local = reader.localName
+        if namespace == names.atom && local == names.feed {
+            rootIsFeed = true
+            try readFeed(onEntry: onEntry)
+        } else if namespace == names.atom && local == names.entry {
+            if let entry = try readEntry() {
+                info.entryCount += 1
+                try onEntry(entry)
+            }
+        } else {
+            let ns = reader.namespaceURIString.map { "{\($0)}" } ?? ""
+            throw OPDSParseError.notAtom(root: "<\(ns)\(reader.localNameString)>")
+        }
+        // Reading on to the end catches content after the root element, which makes the document malformed.
+        while try reader.read() {}
+        info.warnings.append(contentsOf: reader.diagnostics)
+        return info
+    }
+
+    private func readFeed(onEntry: (OPDSEntry) throws -> Void) throws {
+        try forEachChild { namespace, local in
+            guard namespace == names.atom else { return try reader.skipElement() }
+            switch local {
+            case names.entry:
+                if let entry = try readEntry() {
+                    info.entryCount += 1
+                    try onEntry(entry)
+                }
+            case names.id: info.id = try feedText()
+            case names.title: info.title = try feedText()
+            case names.updated: info.updated = try feedText()
+            case names.link:
+                let attributes = linkAttributes()
+                try reader.skipElement()
+                if let href = attributes.href {
+                    info.links.append(
+                        OPDSLink(
+                            href: resolve(href), rel: attributes.rel, type: attributes.type,
+                            title: attributes.title))
+                }
+            default: try reader.skipElement()
+            }
+        }
+    }
+
+    private func feedText() throws -> String {
+        guard let text = try reader.readText(maxBytes: maxEntryBytes) else {
+            throw OPDSParseError.entryTooLarge(line: reader.line, limit: maxEntryBytes)
+        }
+        return text
+    }
+
+    /// Calls `body` for each child element of the current element; `body` must consume the child.
+    @inline(__always)
+    private func forEachChild(_ body: (_ namespace: XMLName, _ local: XMLName) throws -> Void) throws {
+        if reader.isEmptyElement { return }
+        let depth = reader.depth
+        while try reader.read() {
+            switch reader.kind {
+            case .element: try body(reader.namespaceURI, reader.localName)
+            case .endElement: if reader.depth == depth { return }
+            default: break
+            }
+        }
+    }
+
+    // MARK: Entries
+
+    /// Reads the entry the reader is on; nil (with a warning) when it has no id.
+    private func readEntry() throws -> OPDSEntry? {
+        entryLine = reader.line
+        budget = maxEntryBytes
+        let startOffset = reader.bytesConsumed
+        do {
+            return try readEntryBody()
+        } catch OPDSParseError.malformed(let line, let column, let message) {
+            // libxml2 refuses a single text node above 10 MB with its own error; when the entry has already
+            // run past our limit, that error is really this entry being too large.
+            if reader.bytesConsumed - startOffset > maxEntryBytes {
+                throw OPDSParseError.entryTooLarge(line: entryLine, limit: maxEntryBytes)
+            }
+            throw OPDSParseError.malformed(line: line, column: column, message: message)
+        }
+    }
+
+    private func readEntryBody() throws -> OPDSEntry? {
+        var entry = OPDSEntry(id: "", title: "")
+        reader.forEachAttribute { attribute in
+            if attribute.name == names.additionalType && attribute.namespace == names.schema {
+                entry.additionalType = attribute.value
+            }
+        }
+        try forEachChild { namespace, local in
+            try readEntryChild(namespace, local, into: &entry)
+            // Attribute values are charged without a check; checking after each child bounds what is held.
+            try spend(0)
+        }
+        if entry.id.isEmpty {
+            let title = entry.title.isEmpty ? "untitled" : "\"\(entry.title)\""
+            info.warnings.append("entry at line \(entryLine) (\(title)) has no id; skipped")
+            return nil
+        }
+        return entry
+    }
+
+    private func readEntryChild(_ namespace: XMLName, _ local: XMLName, into entry: inout OPDSEntry) throws {
+        switch namespace {
+        case names.atom:
+            switch local {
+            case names.id: entry.id = try text()
+            case names.title: entry.title = try text()
+            case names.summary: entry.summary = try text()
+            case names.content: entry.content = try text()
+            case names.updated: entry.updated = try text()
+            case names.published: entry.published = try text()
+            case names.link: try readEntryLink(into: &entry)
+            case names.author: entry.authors.append(try readPerson())
+            case names.contributor: entry.contributors.append(try readPerson())
+            case names.category:
+                if let category = categoryAttributes() { entry.categories.append(category) }
+                try reader.skipElement()
+            default: try reader.skipElement()
+            }
+        case names.dcterms:
+            switch local {
+            case names.publisher: entry.publisher = try text()
+            case names.issued: entry.issued = try text()
+            case names.language: entry.language = try text()
+            default: try reader.skipElement()
+            }
+        case names.schema where local == names.alternativeHeadline:
+            entry.subtitle = try text()
+        case names.bibframe where local == names.distribution:
+            reader.forEachAttribute { attribute in
+                if attribute.name == names.providerName
+                    && (attribute.namespace == names.bibframe || attribute.namespace == .none)
+                {
+                    entry.distributor = attributeValue(attribute)
+                }
+            }
+            try reader.skipElement()
+        case names.app where local == names.control:
+            try forEachChild { namespace, local in
+                if namespace == names.app && local == names.draft {
+                    entry.isDraft = try text().lowercased() == "yes"
+                } else {
+                    try reader.skipElement()
+                }
+            }
+        default:
+            try reader.skipElement()
+        }
+    }
+
+    /// Reads the current element's text, charging it to the entry's budget.
+    private func text() throws -> String {
+        guard let text = try reader.readText(maxBytes: budget) else {
+            throw OPDSParseError.entryTooLarge(line: entryLine, limit: maxEntryBytes)
+        }
+        try spend(text.utf8.count)
+        return text
+    }
+
+    private func spend(_ bytes: Int) throws {
+        budget -= bytes
+        if budget < 0 { throw OPDSParseError.entryTooLarge(line: entryLine, limit: maxEntryBytes) }
+    }
+
+    private func attributeValue(_ attribute: XMLAttribute) -> String {
+        let value = attribute.value
+        budget -= value.utf8.count
+        return value
+    }
+
+    private func linkAttributes() -> LinkAttributes {
+        var link = LinkAttributes()
+        reader.forEachAttribute { attribute in
+            guard attribute.namespace == .none else { return }
+            switch attribute.name {
+            case names.href: link.href = attributeValue(attribute)
+            case names.rel: link.rel = attributeValue(attribute)
+            case names.type: link.type = attributeValue(attribute)
+            case names.title: link.title = attributeValue(attribute)
+            default: break
+            }
+        }
+        return link
+    }
+
+    private func categoryAttributes() -> Category? {
+        var term: String?
+        var scheme: String?
+        var label: String?
+        reader.forEachAttribute { attribute in
+            guard attribute.namespace == .none else { return }
+            switch attribute.name {
+            case names.term: term = attributeValue(attribute)
+            case names.scheme: scheme = attributeValue(attribute)
+            case names.label: label = attributeValue(attribute)
+            default: break
+            }
+        }
+        return term.map { Category(scheme: scheme, term: $0, label: label) }
+    }
+
+    private func readPerson() throws -> Contributor {
+        var person = Contributor(name: "")
+        var uri: String?
+        var linkHref: String?
+        reader.forEachAttribute { attribute in
+            if attribute.name == names.role && attribute.namespace == names.opf {
+                person.roles = attributeValue(attribute).split(separator: " ").map(String.init)
+            }
+        }
+        try forEachChild { namespace, local in
+            if namespace == names.atom && local == names.name {
+                person.name = try text()
+            } else if namespace == names.atom && local == names.uri {
+                uri = try text()
+            } else if namespace == names.simplified && local == names.sortName {
+                person.sortName = try text()
+            } else if namespace == names.atom && local == names.link {
+                if linkHref == nil { linkHref = linkAttributes().href }
+                try reader.skipElement()
+            } else {
+                try reader.skipElement()
+            }
+        }
+        person.uri = (linkHref ?? uri).map(resolve)
+        try spend(0)
+        return person
+    }
+
+    private func readEntryLink(into entry: inout OPDSEntry) throws {
+        let attributes = linkAttributes()
+        try spend(0)
+        guard let rawHref = attributes.href else { return try reader.skipElement() }
+        let href = resolve(rawHref)
+        let rel = attributes.rel ?? ""
+        if let kind = AcquisitionKind(rel: rel) {
+            var acquisition = Acquisition(kind: kind, rel: rel, href: href, type: attributes.type)
+            try readAcquisitionChildren(into: &acquisition)
+            entry.acquisitions.append(acquisition)
+            return
+        }
+        try reader.skipElement()
+        switch rel {
+        case OPDSVocabulary.relImage, "http://opds-spec.org/cover", "x-stanza-cover-image":
+            if entry.coverURL == nil { entry.coverURL = href }
+        case OPDSVocabulary.relThumbnail, "http://opds-spec.org/thumbnail", "x-stanza-cover-image-thumbnail":
+            if entry.thumbnailURL == nil { entry.thumbnailURL = href }
+        case OPDSVocabulary.relRevoke:
+            if entry.revokeURL == nil { entry.revokeURL = href }
+        case OPDSVocabulary.relAnnotations:
+            if entry.annotationsURL == nil { entry.annotationsURL = href }
+        default:
+            entry.links.append(
+                OPDSLink(href: href, rel: attributes.rel, type: attributes.type, title: attributes.title))
+        }
+    }
+
+    private func readAcquisitionChildren(into acquisition: inout Acquisition) throws {
+        try forEachChild { namespace, local in
+            guard namespace == names.opds else { return try reader.skipElement() }
+            switch local {
+            case names.indirectAcquisition:
+                if let node = try readIndirect() { acquisition.indirect.append(node) }
+            case names.availability:
+                var status = ""
+                var since: Date?
+                var until: Date?
+                reader.forEachAttribute { attribute in
+                    guard attribute.namespace == .none else { return }
+                    switch attribute.name {
+                    case names.status: status = attributeValue(attribute)
+                    case names.since: since = OPDSDate.parse(attributeValue(attribute))
+                    case names.until: until = OPDSDate.parse(attributeValue(attribute))
+                    default: break
+                    }
+                }
+                acquisition.availability = Availability(status: status, since: since, until: until)
+                try reader.skipElement()
+            case names.holds:
+                var holds = Holds()
+                reader.forEachAttribute { attribute in
+                    guard attribute.namespace == .none else { return }
+                    switch attribute.name {
+                    case names.total: holds.total = Int(attributeValue(attribute))
+                    case names.position: holds.position = Int(attributeValue(attribute))
+                    default: break
+                    }
+                }
+                acquisition.holds = holds
+                try reader.skipElement()
+            case names.copies:
+                var copies = Copies()
+                reader.forEachAttribute { attribute in
+                    guard attribute.namespace == .none else { return }
+                    switch attribute.name {
+                    case names.total: copies.total = Int(attributeValue(attribute))
+                    case names.available: copies.available = Int(attributeValue(attribute))
+                    default: break
+                    }
+                }
+                acquisition.copies = copies
+                try reader.skipElement()
+            case names.price:
+                var currency: String?
+                reader.forEachAttribute { attribute in
+                    if attribute.name == names.currencyCode && attribute.namespace == .none {
+                        currency = attributeValue(attribute)
+                    }
+                }
+                acquisition.price = Price(value: try text(), currency: currency)
+            default:
+                try reader.skipElement()
+            }
+        }
+        try spend(0)
+    }
+
+    /// Reads an `opds:indirectAcquisition` and its nested ones; nil when it names no type.
+    private func readIndirect() throws -> IndirectAcquisition? {
+        var type: String?
+        reader.forEachAttribute { attribute in
+            if attribute.name == names.type && attribute.namespace == .none { type = attributeValue(attribute) }
+        }
+        try spend(0)
+        var node = IndirectAcquisition(type: type ?? "")
+        try forEachChild { namespace, local in
+            if namespace == names.opds && local == names.indirectAcquisition {
+                if let child = try readIndirect() { node.children.append(child) }
+            } else {
+                try reader.skipElement()
+            }
+        }
+        return type == nil ? nil : node
+    }
+
+    // MARK: Links
+
+    /// Resolves a relative reference against the base URL; absolute and unresolvable ones stay as written.
+    ///
+    /// Foundation would "repair" an invalid reference by percent-encoding it (turning `a%zz b` into
+    /// `a%25zz%20b`), inventing a link the server never meant; keeping the text as written leaves the
+    /// problem visible instead. Non-ASCII characters are fine: Atom links are IRIs.
+    private func resolve(_ href: String) -> String {
+        guard let baseURL, !hasScheme(href), isValidReference(href) else { return href }
+        guard let url = URL(string: href, relativeTo: baseURL) else { return href }
+        return url.absoluteString
+    }
+
+    /// True when every ASCII character of `href` may appear in an RFC 3986 reference and each `%` starts
+    /// a percent-escape.
+    private func isValidReference(_ href: String) -> Bool {
+        var utf8 = href.utf8.makeIterator()
+        while let byte = utf8.next() {
+            switch byte {
+            case UInt8(ascii: "%"):
+                guard let high = utf8.next(), let low = utf8.next(), isHexDigit(high), isHexDigit(low) else {
+                    return false
+                }
+            case 0..<0x21, 0x7F, UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"),
+                UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
+                return false
+            default:
+                break
+            }
+        }
+        return true
+    }
+
+    private func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+            UInt8(ascii: "A")...UInt8(ascii: "F"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// True when `href` starts with an RFC 3986 scheme, which makes it absolute: it is left untouched even
+    /// when the rest does not parse, so a broken link stays visible as the server wrote it.
+    private func hasScheme(_ href: String) -> Bool {
+        var first = true
+        for byte in href.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                break
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if first { return false }
+            case UInt8(ascii: ":"):
+                return !first
+            default:
+                return false
+            }
+            first = false
+        }
+        return false
     }
 }
