@@ -34,9 +34,7 @@ enum SyntheticTitles {
             license = .init(copiesTotal: 1 + number % 3, copiesAvailable: 0, holdsTotal: 1 + number % 9)
         }
         let author = "\(pick(givenNames)) \(pick(familyNames))"
-        var summary = "<p>"
-        for _ in 0..<5 { summary += pick(sentences) + " " }
-        summary += "</p><p><i>Catalogue number \(number).</i></p>"
+        let summary = "<p>\(pick(sentences))</p><p><i>Catalogue number \(number).</i></p>"
         let title = "The \(pick(adjectives)) \(pick(nouns)) of \(pick(places))"
         let updated = epoch.addingTimeInterval(TimeInterval(number * 60))
         return DemoTitle(
@@ -49,7 +47,10 @@ enum SyntheticTitles {
             publisher: medium == .audiobook ? "LibriVox" : "Standard Ebooks",
             issued: "\(1850 + number % 120)-\(["01", "04", "07", "10"][number % 4])-15",
             language: number % 17 == 0 ? "fr" : "en",
-            categories: [pick(genres), pick(genres)],
+            categories: [
+                genres[number % genres.count],
+                genres[(number % genres.count + 1 + number / genres.count % (genres.count - 1)) % genres.count],
+            ],
             audience: number % 11 == 0 ? "Young Adult" : "Adult",
             distributor: license.openAccess ? (medium == .audiobook ? "LibriVox" : "Standard Ebooks") : "Palace Marketplace",
             medium: medium,

@@ -159,7 +159,7 @@ public actor DemoState {
     @discardableResult
     public func touch(id: String, updated: Date? = nil) throws -> DemoTitle {
         let stamp = nextStamp()
-        return try edit(id: id) { $0.updated = updated ?? stamp }
+        return try apply(id: id, stamp: stamp) { $0.updated = updated ?? stamp }
     }
 
     /// Points a work's acquisition link somewhere else (a relative path resolves against the server root).
@@ -171,12 +171,18 @@ public actor DemoState {
     /// Changes a work in place; the id must stay the same.
     @discardableResult
     public func edit(id: String, _ change: @Sendable (inout DemoTitle) -> Void) throws -> DemoTitle {
+        try apply(id: id, stamp: nextStamp(), change)
+    }
+
+    private func apply(id: String, stamp: Date, _ change: (inout DemoTitle) -> Void) throws -> DemoTitle {
         guard let position = catalog.position(of: id) else { throw DemoLibraryError.unknownTitle(id) }
         var title = catalog[position]
         change(&title)
         guard title.id == id else { throw DemoLibraryError.invalidArgument("a title's id cannot be edited") }
         catalog.replace(at: position, with: title)
-        changed(page: position / pageSize + 1)
+        let page = position / pageSize + 1
+        cache[page] = nil
+        pageStamps[page] = stamp
         return title
     }
 
@@ -236,11 +242,6 @@ public actor DemoState {
     private func nextStamp() -> Date {
         lastStamp = max(DemoDates.wholeSeconds(Date()), lastStamp.addingTimeInterval(1))
         return lastStamp
-    }
-
-    private func changed(page: Int) {
-        cache[page] = nil
-        pageStamps[page] = nextStamp()
     }
 
     private func changed(fromPage first: Int, pagesBefore: Int) {
