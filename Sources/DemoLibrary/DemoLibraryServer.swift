@@ -11,12 +11,13 @@ public final class DemoLibraryServer: Sendable {
     /// The catalog, patron and fault switches; change them while the server runs.
     public let state: DemoState
 
-    private struct Running {
-        var task: Task<Void, any Error>
-        var url: URL
+    private enum Lifecycle {
+        case idle
+        case starting
+        case running(task: Task<Void, any Error>, url: URL)
     }
 
-    private let running = Locked<Running?>(nil)
+    private let lifecycle = Locked(Lifecycle.idle)
     private let loadError: DemoLibraryError?
 
     /// Creates a server; nothing listens until `start()`.
@@ -40,14 +41,19 @@ public final class DemoLibraryServer: Sendable {
 
     /// The root URL while running, e.g. `http://127.0.0.1:54321/`.
     public var baseURL: URL? {
-        running.withLock { $0?.url }
+        lifecycle.withLock { state in
+            if case .running(_, let url) = state { url } else { nil }
+        }
     }
 
     /// Starts listening on 127.0.0.1 and returns the root URL once connections are accepted.
     @discardableResult
     public func start() async throws -> URL {
         if let loadError { throw loadError }
-        guard baseURL == nil else { throw DemoLibraryError.alreadyRunning }
+        try lifecycle.withLock { state in
+            guard case .idle = state else { throw DemoLibraryError.alreadyRunning }
+            state = .starting
+        }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = makeApplication { port in
             continuation.yield(port)
@@ -59,6 +65,7 @@ public final class DemoLibraryServer: Sendable {
         }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
+            lifecycle.withLock { $0 = .idle }
             do {
                 try await task.value
                 throw DemoLibraryError.couldNotListen("the server stopped before listening")
@@ -70,18 +77,20 @@ public final class DemoLibraryServer: Sendable {
         }
         let url = URL(string: "http://127.0.0.1:\(port)/")!
         await state.setBaseURL(url)
-        running.withLock { $0 = Running(task: task, url: url) }
+        lifecycle.withLock { $0 = .running(task: task, url: url) }
         return url
     }
 
     /// Stops listening and closes open connections; safe to call when not running.
     public func stop() async {
-        guard let current = running.withLock({ value -> Running? in
-            defer { value = nil }
-            return value
-        }) else { return }
-        current.task.cancel()
-        _ = await current.task.result
+        let task: Task<Void, any Error>? = lifecycle.withLock { state in
+            guard case .running(let task, _) = state else { return nil }
+            state = .idle
+            return task
+        }
+        guard let task else { return }
+        task.cancel()
+        _ = await task.result
     }
 
     /// Serves until SIGINT or SIGTERM, calling `onListening` with the root URL once listening.

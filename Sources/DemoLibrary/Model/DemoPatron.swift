@@ -10,6 +10,7 @@ public struct DemoLoan: Codable, Sendable, Hashable {
 
     /// The work's id.
     public var titleID: String
+    /// Loan or hold.
     public var kind: Kind
     /// When the loan or hold started.
     public var start: Date
@@ -30,8 +31,11 @@ public struct DemoLoan: Codable, Sendable, Hashable {
 
 /// The demo patron: credentials plus the loans and holds on their shelf.
 public struct DemoPatron: Sendable {
+    /// HTTP Basic username (the library card barcode).
     public var username: String
+    /// HTTP Basic password (the PIN).
     public var password: String
+    /// Loans and holds, in shelf order.
     public var loans: [DemoLoan]
 
     /// Creates a patron with these credentials and loans.

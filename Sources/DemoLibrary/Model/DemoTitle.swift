@@ -58,12 +58,17 @@ public struct DemoTitle: Codable, Sendable, Hashable {
 
     /// Stable Atom id, `urn:uuid:…` or `urn:isbn:…`; also the path segment of the work's URLs.
     public var id: String
+    /// Title as displayed.
     public var title: String
+    /// Subtitle (`schema:alternativeHeadline`).
     public var subtitle: String?
+    /// Authors, in credit order.
     public var authors: [String]
+    /// Narrators of an audiobook (`opf:role="nrt"`).
     public var narrators: [String]
     /// HTML summary, as circulation managers send it (escaped once more in the feed).
     public var summary: String
+    /// Publisher (`dcterms:publisher`).
     public var publisher: String
     /// Publication date, `yyyy-mm-dd`.
     public var issued: String
@@ -71,18 +76,23 @@ public struct DemoTitle: Codable, Sendable, Hashable {
     public var language: String
     /// Genre labels from the Library Simplified genre list.
     public var categories: [String]
+    /// Audience: Adult, Young Adult or Children.
     public var audience: String
     /// The distributor named in `bibframe:distribution`.
     public var distributor: String
+    /// Audiobook or ebook.
     public var medium: Medium
     /// Running time in seconds, for audiobooks.
     public var duration: Double?
     /// Cover image path relative to the server root; `covers/<id>.png` when absent.
     public var cover: String?
+    /// When the library first offered the work.
     public var published: Date
+    /// When the entry last changed; what incremental sync keys on.
     public var updated: Date
     /// Overrides the acquisition link's href; relative paths resolve against the server root.
     public var acquisitionHref: String?
+    /// Copies, holds and open access.
     public var license: LicensePool
     /// Unpublished (`app:draft`) entry.
     public var draft: Bool
