@@ -43,9 +43,15 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "DemoLibrary",
             dependencies: [
+                "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             resources: [.copy("Catalog")]

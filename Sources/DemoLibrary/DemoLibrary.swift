@@ -1,6 +1,5 @@
-import Hummingbird
-
-/// The embedded demo OPDS library (placeholder until the server lands).
+/// Facts about the embedded demo OPDS library.
 public enum DemoLibraryInfo {
+    /// The library's default display name.
     public static let name = "Shelf Demo Library"
 }

@@ -1,0 +1,132 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// A small Palace Project circulation manager on 127.0.0.1, for tests, `shelf demo` and benchmarks.
+///
+/// Start it, point a client at `baseURL`, and change what it serves through `state`.
+public final class DemoLibraryServer: Sendable {
+    /// The configuration the server was created with.
+    public let configuration: DemoConfiguration
+    /// The catalog, patron and fault switches; change them while the server runs.
+    public let state: DemoState
+
+    private enum Lifecycle {
+        case idle
+        case starting
+        case running(task: Task<Void, any Error>, url: URL)
+    }
+
+    private let lifecycle = Locked(Lifecycle.idle)
+    private let loadError: DemoLibraryError?
+
+    /// Creates a server; nothing listens until `start()`.
+    public init(configuration: DemoConfiguration = .init()) {
+        self.configuration = configuration
+        var loadError: DemoLibraryError?
+        let catalog: DemoCatalog
+        if let count = configuration.generatedEntries {
+            catalog = .generated(count: count)
+        } else {
+            do {
+                catalog = try .builtIn()
+            } catch {
+                loadError = error as? DemoLibraryError ?? .catalogUnreadable(String(describing: error))
+                catalog = DemoCatalog(titles: [])
+            }
+        }
+        self.loadError = loadError
+        self.state = DemoState(configuration: configuration, catalog: catalog)
+    }
+
+    /// The root URL while running, e.g. `http://127.0.0.1:54321/`.
+    public var baseURL: URL? {
+        lifecycle.withLock { state in
+            if case .running(_, let url) = state { url } else { nil }
+        }
+    }
+
+    /// Starts listening on 127.0.0.1 and returns the root URL once connections are accepted.
+    @discardableResult
+    public func start() async throws -> URL {
+        if let loadError { throw loadError }
+        try lifecycle.withLock { state in
+            guard case .idle = state else { throw DemoLibraryError.alreadyRunning }
+            state = .starting
+        }
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let app = makeApplication { port in
+            continuation.yield(port)
+            continuation.finish()
+        }
+        let task = Task {
+            defer { continuation.finish() }
+            try await app.run()
+        }
+        var iterator = ports.makeAsyncIterator()
+        guard let port = await iterator.next() else {
+            lifecycle.withLock { $0 = .idle }
+            do {
+                try await task.value
+                throw DemoLibraryError.couldNotListen("the server stopped before listening")
+            } catch let error as DemoLibraryError {
+                throw error
+            } catch {
+                throw DemoLibraryError.couldNotListen(String(describing: error))
+            }
+        }
+        let url = URL(string: "http://127.0.0.1:\(port)/")!
+        await state.setBaseURL(url)
+        lifecycle.withLock { $0 = .running(task: task, url: url) }
+        return url
+    }
+
+    /// Stops listening and closes open connections; safe to call when not running.
+    public func stop() async {
+        let task: Task<Void, any Error>? = lifecycle.withLock { state in
+            guard case .running(let task, _) = state else { return nil }
+            state = .idle
+            return task
+        }
+        guard let task else { return }
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Serves until SIGINT or SIGTERM, calling `onListening` with the root URL once listening.
+    public func run(onListening: @escaping @Sendable (URL) async -> Void) async throws {
+        if let loadError { throw loadError }
+        let state = self.state
+        let app = makeApplication { port in
+            let url = URL(string: "http://127.0.0.1:\(port)/")!
+            await state.setBaseURL(url)
+            await onListening(url)
+        }
+        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+    }
+
+    private func makeApplication(
+        onListening: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let router = Router(context: DemoRequestContext.self)
+        router.add(middleware: DemoStateMiddleware(state: state))
+        CatalogRoutes.add(to: router, state: state)
+        LoansRoutes.add(to: router, state: state, realm: configuration.libraryName)
+        AdminRoutes.add(to: router, state: state)
+        // Quiet by default: the executable's stdout carries only its "listening on" line.
+        var logger = Logger(label: "shelf-demo-library") { label in StreamLogHandler.standardError(label: label) }
+        logger.logLevel = ProcessInfo.processInfo.environment["SHELF_DEMO_LOG"].flatMap { Logger.Level(rawValue: $0) } ?? .critical
+        return Application(
+            router: router,
+            configuration: .init(
+                // Loopback only, always: the demo library must never be reachable from the network.
+                address: .hostname("127.0.0.1", port: configuration.port),
+                serverName: "shelf-demo-library"
+            ),
+            onServerRunning: { channel in
+                await onListening(channel.localAddress?.port ?? 0)
+            },
+            logger: logger
+        )
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+
+/// Writes OPDS 1.2 Atom documents with the circulation markup of a Palace Project circulation manager.
+struct FeedRenderer: Sendable {
+    /// Server root with a trailing slash, e.g. `http://127.0.0.1:54321/`.
+    let base: String
+    let libraryName: String
+
+    /// How an entry is offered: in the catalog, on the patron's shelf as a loan, or as a hold.
+    enum EntryContext {
+        case catalog
+        case loan(DemoLoan)
+        case hold(DemoLoan)
+    }
+
+    static let acquisitionFeedType = "application/atom+xml;profile=opds-catalog;kind=acquisition"
+    static let entryType = "application/atom+xml;type=entry;profile=opds-catalog"
+    static let annotationType = #"application/ld+json; profile="http://www.w3.org/ns/anno.jsonld""#
+
+    static let namespaces = #"xmlns="http://www.w3.org/2005/Atom" xmlns:opds="http://opds-spec.org/2010/catalog""#
+        + #" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:schema="http://schema.org/""#
+        + #" xmlns:opf="http://www.idpf.org/2007/opf" xmlns:bibframe="http://bibframe.org/vocab/""#
+        + #" xmlns:simplified="http://librarysimplified.org/terms/" xmlns:app="http://www.w3.org/2007/app""#
+
+    private static let prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+
+    // MARK: Documents
+
+    /// One page of the crawlable feed; feed-level links come after the entries, as Palace writes them.
+    func crawlablePage(
+        _ titles: some Collection<DemoTitle>, page: Int, next: Int?, updated: Date
+    ) -> String {
+        var out = ""
+        out.reserveCapacity(titles.count * 2_200 + 1_500)
+        openFeed(id: base + "crawlable", title: "All Books", updated: updated, into: &out)
+        for title in titles { entry(title, context: .catalog, into: &out) }
+        link(href: base + "crawlable?page=\(page)", rel: "self", type: Self.acquisitionFeedType, into: &out)
+        link(href: base, rel: "start", type: Self.acquisitionFeedType, title: libraryName, into: &out)
+        if let next {
+            link(href: base + "crawlable?page=\(next)", rel: "next", type: Self.acquisitionFeedType, into: &out)
+        }
+        commonFeedLinks(into: &out)
+        out += "</feed>\n"
+        return out
+    }
+
+    /// The root feed: a few featured works and the links a client starts from.
+    func root(featured: [DemoTitle], updated: Date) -> String {
+        var out = ""
+        openFeed(id: base, title: libraryName, updated: updated, into: &out)
+        for title in featured { entry(title, context: .catalog, into: &out) }
+        link(href: base, rel: "self", type: Self.acquisitionFeedType, into: &out)
+        link(href: base, rel: "start", type: Self.acquisitionFeedType, title: libraryName, into: &out)
+        link(href: base + "crawlable", rel: "http://opds-spec.org/crawlable", type: Self.acquisitionFeedType,
+             title: "All Books", into: &out)
+        commonFeedLinks(into: &out)
+        out += "</feed>\n"
+        return out
+    }
+
+    /// The patron's shelf: loans and holds.
+    func loans(_ items: [(DemoTitle, DemoLoan)], updated: Date) -> String {
+        var out = ""
+        openFeed(id: base + "loans/", title: "Active loans and holds", updated: updated, into: &out)
+        for (title, loan) in items {
+            entry(title, context: loan.kind == .loan ? .loan(loan) : .hold(loan), into: &out)
+        }
+        link(href: base + "loans/", rel: "self", type: Self.acquisitionFeedType, into: &out)
+        link(href: base, rel: "start", type: Self.acquisitionFeedType, title: libraryName, into: &out)
+        commonFeedLinks(into: &out)
+        out += "</feed>\n"
+        return out
+    }
+
+    /// A single entry document (`/works/{id}`), its root the entry itself.
+    func entryDocument(_ title: DemoTitle, context: EntryContext = .catalog) -> String {
+        var out = Self.prolog
+        entry(title, context: context, namespaces: true, into: &out)
+        return out
+    }
+
+    // MARK: Pieces
+
+    private func openFeed(id: String, title: String, updated: Date, into out: inout String) {
+        out += Self.prolog
+        out += "<feed \(Self.namespaces)>\n  <id>"
+        appendEscaped(id, to: &out)
+        out += "</id>\n  <title>"
+        appendEscaped(title, to: &out)
+        out += "</title>\n  <updated>\(DemoDates.iso8601(updated))</updated>\n"
+    }
+
+    private func commonFeedLinks(into out: inout String) {
+        link(href: base + "loans/", rel: "http://opds-spec.org/shelf", type: Self.acquisitionFeedType, into: &out)
+        link(href: base + "authentication_document", rel: "http://opds-spec.org/auth/document",
+             type: AuthenticationDocument.mediaType, into: &out)
+        link(href: base + "annotations/", rel: "http://www.w3.org/ns/oa#annotationService",
+             type: Self.annotationType, into: &out)
+    }
+
+    private func link(href: String, rel: String, type: String? = nil, title: String? = nil,
+                      indent: String = "  ", into out: inout String) {
+        out += indent + "<link href=\""
+        appendEscaped(href, to: &out)
+        out += "\" rel=\""
+        appendEscaped(rel, to: &out)
+        out += "\""
+        if let type {
+            out += " type=\""
+            appendEscaped(type, to: &out)
+            out += "\""
+        }
+        if let title {
+            out += " title=\""
+            appendEscaped(title, to: &out)
+            out += "\""
+        }
+        out += "/>\n"
+    }
+
+    private func element(_ name: String, _ text: String, into out: inout String) {
+        out += "    <\(name)>"
+        appendEscaped(text, to: &out)
+        out += "</\(name)>\n"
+    }
+
+    private func resolve(_ href: String) -> String {
+        href.hasPrefix("http://") || href.hasPrefix("https://") ? href : base + href
+    }
+
+    /// Writes one `<entry>`.
+    func entry(_ t: DemoTitle, context: EntryContext, namespaces: Bool = false, into out: inout String) {
+        let workPath = base + "works/" + percentEncoded(t.id)
+        let additionalType = t.medium == .audiobook ? "http://bib.schema.org/Audiobook" : "http://schema.org/EBook"
+        out += namespaces
+            ? "<entry \(Self.namespaces) schema:additionalType=\"\(additionalType)\">\n"
+            : "  <entry schema:additionalType=\"\(additionalType)\">\n"
+        element("title", t.title, into: &out)
+        if let subtitle = t.subtitle { element("schema:alternativeHeadline", subtitle, into: &out) }
+        if let duration = t.duration { out += "    <dcterms:duration>\(duration)</dcterms:duration>\n" }
+        out += "    <summary type=\"html\">"
+        appendEscaped(t.summary, to: &out)
+        out += "</summary>\n"
+        element("dcterms:language", t.language, into: &out)
+        element("dcterms:publisher", t.publisher, into: &out)
+        element("dcterms:issued", t.issued, into: &out)
+        element("id", t.id, into: &out)
+        out += "    <bibframe:distribution bibframe:ProviderName=\""
+        appendEscaped(t.distributor, to: &out)
+        out += "\"/>\n"
+        out += "    <published>\(DemoDates.iso8601(t.published))</published>\n"
+        out += "    <updated>\(DemoDates.iso8601(t.updated))</updated>\n"
+        if t.draft { out += "    <app:control><app:draft>yes</app:draft></app:control>\n" }
+        let genres = "http://librarysimplified.org/terms/genres/Simplified/"
+        for category in t.categories {
+            out += "    <category scheme=\"\(genres)\" term=\"\(genres)"
+            appendEscaped(percentEncoded(category), to: &out)
+            out += "\" label=\""
+            appendEscaped(category, to: &out)
+            out += "\"/>\n"
+        }
+        out += "    <category scheme=\"http://schema.org/audience\" term=\""
+        appendEscaped(t.audience, to: &out)
+        out += "\" label=\""
+        appendEscaped(t.audience, to: &out)
+        out += "\"/>\n"
+        for author in t.authors {
+            out += "    <author>\n      <name>"
+            appendEscaped(author, to: &out)
+            out += "</name>\n"
+            link(href: base + "contributors/" + percentEncoded(author), rel: "contributor",
+                 type: Self.acquisitionFeedType, title: author, indent: "      ", into: &out)
+            out += "    </author>\n"
+        }
+        for narrator in t.narrators {
+            out += "    <contributor opf:role=\"nrt\">\n      <name>"
+            appendEscaped(narrator, to: &out)
+            out += "</name>\n    </contributor>\n"
+        }
+        let cover = resolve(t.coverPath)
+        link(href: cover, rel: "http://opds-spec.org/image", type: "image/png", indent: "    ", into: &out)
+        link(href: cover, rel: "http://opds-spec.org/image/thumbnail", type: "image/png", indent: "    ", into: &out)
+        acquisition(t, context: context, workPath: workPath, into: &out)
+        link(href: workPath, rel: "alternate", type: Self.entryType, indent: "    ", into: &out)
+        link(href: base + "annotations/" + percentEncoded(t.id), rel: "http://www.w3.org/ns/oa#annotationService",
+             type: Self.annotationType, indent: "    ", into: &out)
+        switch context {
+        case .catalog: break
+        case .loan, .hold:
+            link(href: base + "loans/" + percentEncoded(t.id) + "/revoke",
+                 rel: "http://librarysimplified.org/terms/rel/revoke", indent: "    ", into: &out)
+        }
+        out += namespaces ? "</entry>\n" : "  </entry>\n"
+    }
+
+    private func acquisition(_ t: DemoTitle, context: EntryContext, workPath: String, into out: inout String) {
+        let pool = t.license
+        let contentType = t.medium == .audiobook ? "application/audiobook+json" : "application/epub+zip"
+        let drmType = t.medium == .audiobook
+            ? "application/vnd.librarysimplified.bearer-token+json" : "application/vnd.adobe.adept+xml"
+        switch context {
+        case .catalog where pool.openAccess:
+            let href = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill/open-access"
+            out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition/open-access\""
+                + " type=\"\(contentType)\""
+                + " dcterms:rights=\"http://librarysimplified.org/terms/rights-status/public-domain-usa\">\n"
+            out += "      <opds:availability status=\"available\"/>\n    </link>\n"
+        case .catalog where t.price != nil:
+            let price = t.price!
+            let href = t.acquisitionHref.map(resolve) ?? workPath + "/buy"
+            out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition/buy\""
+                + " type=\"\(contentType)\">\n"
+            out += "      <opds:price currencycode=\"\(xmlEscaped(price.currency))\">\(xmlEscaped(price.amount))</opds:price>\n"
+            out += "      <opds:availability status=\"available\"/>\n"
+            out += "      <opds:holds total=\"0\"/>\n"
+            out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
+        case .catalog:
+            let href = t.acquisitionHref.map(resolve) ?? workPath + "/borrow"
+            out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition/borrow\""
+                + " type=\"\(Self.entryType)\">\n"
+            indirect(drmType, contentType, into: &out)
+            out += "      <opds:availability status=\"\(pool.copiesAvailable > 0 ? "available" : "unavailable")\"/>\n"
+            out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
+            out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
+        case .loan(let loan):
+            let href = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill"
+            out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition\""
+                + " type=\"\(pool.openAccess ? contentType : drmType)\">\n"
+            if !pool.openAccess { out += "      <opds:indirectAcquisition type=\"\(contentType)\"/>\n" }
+            out += "      <opds:availability status=\"available\"" + period(loan) + "/>\n"
+            out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
+            out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
+        case .hold(let loan):
+            let href = t.acquisitionHref.map(resolve) ?? workPath + "/borrow"
+            let position = loan.position ?? 1
+            out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition/borrow\""
+                + " type=\"\(Self.entryType)\">\n"
+            indirect(drmType, contentType, into: &out)
+            out += "      <opds:availability status=\"reserved\"" + period(loan) + "/>\n"
+            out += "      <opds:holds total=\"\(max(pool.holdsTotal, position))\" position=\"\(position)\"/>\n"
+            out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
+        }
+    }
+
+    private func indirect(_ outer: String, _ inner: String, into out: inout String) {
+        out += "      <opds:indirectAcquisition type=\"\(outer)\">\n"
+        out += "        <opds:indirectAcquisition type=\"\(inner)\"/>\n"
+        out += "      </opds:indirectAcquisition>\n"
+    }
+
+    private func period(_ loan: DemoLoan) -> String {
+        var attributes = " since=\"\(DemoDates.iso8601(loan.start))\""
+        if let end = loan.end { attributes += " until=\"\(DemoDates.iso8601(end))\"" }
+        return attributes
+    }
+}

@@ -1,0 +1,104 @@
+/// Faults one page of the crawlable feed can be made to show.
+public struct PageFaults: Codable, Sendable, Equatable {
+    /// Answer with this HTTP status (e.g. 404, 500) and a problem document instead of the page.
+    public var status: Int?
+    /// Send well-formed HTTP whose body is the page cut in half (Content-Length matches what is sent).
+    public var truncate: Bool
+    /// Promise the whole page in Content-Length, send this many bytes, then close the connection.
+    public var dropConnectionAfterBytes: Int?
+    /// Serve an HTML page (`text/html`), as a captive portal or error page would.
+    public var html: Bool
+    /// Serve well-formed XML that is not Atom (an RSS document) under the OPDS content type.
+    public var notAtom: Bool
+    /// Point the page's `next` link at this page number (itself or an earlier one makes a loop).
+    public var nextPage: Int?
+    /// Put one extra entry first on the page with a summary of this many bytes, streamed.
+    public var hugeEntryBytes: Int?
+
+    /// Creates a set of faults; the default has none.
+    public init(
+        status: Int? = nil,
+        truncate: Bool = false,
+        dropConnectionAfterBytes: Int? = nil,
+        html: Bool = false,
+        notAtom: Bool = false,
+        nextPage: Int? = nil,
+        hugeEntryBytes: Int? = nil
+    ) {
+        self.status = status
+        self.truncate = truncate
+        self.dropConnectionAfterBytes = dropConnectionAfterBytes
+        self.html = html
+        self.notAtom = notAtom
+        self.nextPage = nextPage
+        self.hugeEntryBytes = hugeEntryBytes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case status, truncate, dropConnectionAfterBytes, html, notAtom, nextPage, hugeEntryBytes
+    }
+
+    /// Decodes faults; absent keys mean no such fault.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        status = try c.decodeIfPresent(Int.self, forKey: .status)
+        truncate = try c.decodeIfPresent(Bool.self, forKey: .truncate) ?? false
+        dropConnectionAfterBytes = try c.decodeIfPresent(Int.self, forKey: .dropConnectionAfterBytes)
+        html = try c.decodeIfPresent(Bool.self, forKey: .html) ?? false
+        notAtom = try c.decodeIfPresent(Bool.self, forKey: .notAtom) ?? false
+        nextPage = try c.decodeIfPresent(Int.self, forKey: .nextPage)
+        hugeEntryBytes = try c.decodeIfPresent(Int.self, forKey: .hugeEntryBytes)
+    }
+
+    /// True when the page is served normally.
+    public var isEmpty: Bool { self == PageFaults() }
+}
+
+/// The fault switches of a running demo library; JSON at `/_demo/switches`.
+public struct DemoSwitches: Codable, Sendable, Equatable {
+    /// Delay before every response, in milliseconds.
+    public var delayMilliseconds: Int
+    /// The loans feed comes back with no entries.
+    public var emptyLoans: Bool
+    /// Faults by crawlable page number (1 is the first page).
+    public var pages: [Int: PageFaults]
+
+    /// Creates switches; the default serves everything normally.
+    public init(delayMilliseconds: Int = 0, emptyLoans: Bool = false, pages: [Int: PageFaults] = [:]) {
+        self.delayMilliseconds = delayMilliseconds
+        self.emptyLoans = emptyLoans
+        self.pages = pages
+    }
+
+    private enum CodingKeys: String, CodingKey { case delayMilliseconds, emptyLoans, pages }
+
+    /// Decodes switches; absent keys take their defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        delayMilliseconds = try c.decodeIfPresent(Int.self, forKey: .delayMilliseconds) ?? 0
+        emptyLoans = try c.decodeIfPresent(Bool.self, forKey: .emptyLoans) ?? false
+        pages = try c.decodeIfPresent([Int: PageFaults].self, forKey: .pages) ?? [:]
+    }
+}
+
+/// Requests the server has answered, by request target (`/crawlable?page=2`).
+public struct DemoRequestStats: Codable, Sendable, Equatable {
+    /// All requests.
+    public var requests: [String: Int] = [:]
+    /// Requests carrying `If-None-Match` or `If-Modified-Since`.
+    public var conditional: [String: Int] = [:]
+    /// Requests answered 304 Not Modified.
+    public var notModified: [String: Int] = [:]
+
+    /// Creates empty statistics.
+    public init() {}
+
+    /// Sums a table over every target whose path (before `?`) is `path`, or the exact target if it has a query.
+    public static func total(_ table: [String: Int], for target: String) -> Int {
+        if target.contains("?") { return table[target] ?? 0 }
+        return table.reduce(0) { sum, item in
+            let path = item.key.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            return path == target ? sum + item.value : sum
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import ArgumentParser
+import DemoLibrary
+import Foundation
+
+/// Serves the demo library on 127.0.0.1 until SIGINT or SIGTERM.
+@main
+struct ShelfDemoLibrary: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "shelf-demo-library",
+        abstract: "Serve a small Palace-style OPDS library on 127.0.0.1 for demos, tests and benchmarks."
+    )
+
+    @Option(help: "TCP port on 127.0.0.1 (0 picks a free one).")
+    var port = 0
+
+    @Option(help: "Entries per page of the crawlable feed.")
+    var pageSize = 5
+
+    @Option(name: .customLong("generate"), help: "Serve this many synthetic entries instead of the built-in catalog.")
+    var generatedEntries: Int?
+
+    @Option(help: "Delay every response by this many milliseconds.")
+    var delayMs = 0
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard pageSize >= 1 else { throw ValidationError("--page-size must be at least 1") }
+        guard (generatedEntries ?? 0) >= 0 else { throw ValidationError("--generate must not be negative") }
+        guard delayMs >= 0 else { throw ValidationError("--delay-ms must not be negative") }
+    }
+
+    func run() async throws {
+        let server = DemoLibraryServer(configuration: DemoConfiguration(
+            pageSize: pageSize,
+            generatedEntries: generatedEntries,
+            port: port,
+            delayMilliseconds: delayMs
+        ))
+        let prerender = generatedEntries != nil
+        try await server.run { url in
+            // A generated catalog is rendered before anyone is told where it is, so the first
+            // crawl measures the client rather than the server's rendering.
+            if prerender { try? await server.state.prerender() }
+            // One unbuffered write, so a script reading our stdout through a pipe sees the line at once.
+            FileHandle.standardOutput.write(Data("listening on \(url.absoluteString)\n".utf8))
+        }
+    }
+}

@@ -1,3 +1,0 @@
-import DemoLibrary
-
-print(DemoLibraryInfo.name)
