@@ -4,7 +4,7 @@ import ShelfCore
 
 /// The exit status table, as documented in the man page.
 enum ExitStatusTable {
-    static let rows: [(ExitStatus, String)] = [
+    static let rows: [(ShelfExit, String)] = [
         (.success, "success"),
         (.failure, "a failure not listed below"),
         (.usage, "the command line is wrong"),
@@ -35,7 +35,7 @@ func withFailureHandling<T>(_ body: () throws -> T) throws -> T {
         throw ArgumentParser.ExitCode(failure.exitCode.rawValue)
     } catch let error as Lifecycle.InvalidTransition {
         Output.error("shelf: \(error.description)")
-        throw ArgumentParser.ExitCode(ExitStatus.usage.rawValue)
+        throw ArgumentParser.ExitCode(ShelfExit.usage.rawValue)
     }
 }
 

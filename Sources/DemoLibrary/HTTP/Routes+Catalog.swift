@@ -4,8 +4,18 @@ import Hummingbird
 /// The public OPDS routes: root, crawlable pages, entries, covers, authentication document.
 enum CatalogRoutes {
     static func add(to router: Router<DemoRequestContext>, state: DemoState) {
-        router.get("/") { _, _ in
-            HTTPSupport.xml(await state.rootFeed())
+        router.get("/") { request, _ in
+            // The root changes only when the catalog does, so it carries validators like every page.
+            let (body, lastModified) = await state.rootFeedWithDate()
+            let entityTag = FNV1a64.entityTag(of: Array(body.utf8))
+            if HTTPSupport.isNotModified(request, entityTags: [entityTag], lastModified: lastModified) {
+                return HTTPSupport.notModified(entityTag: entityTag, lastModified: lastModified)
+            }
+            var response = HTTPSupport.xml(body)
+            response.headers[.eTag] = entityTag
+            response.headers[.lastModified] = DemoDates.http(lastModified)
+            response.headers[.cacheControl] = "private, no-cache"
+            return response
         }
         router.get("/crawlable") { request, _ in
             let page = request.uri.queryParameters["page"].map { Int($0) ?? 0 } ?? 1

@@ -366,6 +366,11 @@ public actor DemoState {
         )
     }
 
+    /// The root feed and the time the catalog last changed.
+    func rootFeedWithDate() -> (String, Date) {
+        (rootFeed(), lastStamp)
+    }
+
     /// The root feed.
     func rootFeed() -> String {
         var featured: [DemoTitle] = []

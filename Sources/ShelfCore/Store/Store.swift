@@ -13,7 +13,7 @@ public enum StoreError: ShelfFailure, Equatable {
     case editionNotFound(String)
     case ambiguousEdition(String, [String])
 
-    public var exitCode: ExitStatus {
+    public var exitCode: ShelfExit {
         switch self {
         case .cannotOpen, .corrupt, .failed: .storeFailure
         case .locked: .storeLocked

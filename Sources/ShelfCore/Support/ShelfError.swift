@@ -1,7 +1,7 @@
 import Foundation
 
 /// Process exit codes, one per kind of failure, documented in shelf(1).
-public enum ExitStatus: Int32, Sendable, CaseIterable {
+public enum ShelfExit: Int32, Sendable, CaseIterable {
     case success = 0
     case failure = 1
     case usage = 64
@@ -30,7 +30,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.
 public protocol ShelfFailure: Error, CustomStringConvertible {
-    var exitCode: ExitStatus { get }
+    var exitCode: ShelfExit { get }
 }
 
 /// Why talking to a server failed.
@@ -45,7 +45,7 @@ public enum NetworkError: ShelfFailure, Equatable {
     case unsupportedURL(String)
     case transfer(url: String, reason: String)
 
-    public var exitCode: ExitStatus {
+    public var exitCode: ShelfExit {
         switch self {
         case .offline, .timedOut: .offline
         case .httpStatus(_, let status): status == 401 || status == 403 ? .notPermitted : .serverError

@@ -11,7 +11,7 @@ public enum SyncError: ShelfFailure {
     case paginationLoop(feed: String, page: Int, url: String)
     case tooManyPages(feed: String, limit: Int)
 
-    public var exitCode: ExitStatus {
+    public var exitCode: ShelfExit {
         switch self {
         case .busy: .busy
         case .page(_, _, _, let reason): reason.exitCode
@@ -39,7 +39,7 @@ public enum FeedError: ShelfFailure {
     case html
     case status(Int)
 
-    public var exitCode: ExitStatus { .badData }
+    public var exitCode: ShelfExit { .badData }
 
     public var description: String {
         switch self {
@@ -140,7 +140,9 @@ public final class SyncEngine {
         }
     }
 
-    private func run(_ library: Library, db: Database, started: Date, scratch: URL) throws -> SyncSummary {
+    private func run(_ given: Library, db: Database, started: Date, scratch: URL) throws -> SyncSummary {
+        // What the last sync learnt (the crawlable feed's URL) is read afresh, not taken from the caller's copy.
+        let library = try Store.library(db, name: given.name)
         try db.execute(
             sql: "INSERT INTO sync_run (library_id, started_at, status) VALUES (?, ?, 'running')",
             arguments: [library.id, started.timeIntervalSince1970])

@@ -2,7 +2,7 @@ import Foundation
 @testable import ShelfCore
 
 /// A fresh shelf home in a temporary directory, removed when the test ends.
-final class TestHome {
+final class TestHome: @unchecked Sendable {
     let home: Home
     var directory: URL { home.directory }
 
