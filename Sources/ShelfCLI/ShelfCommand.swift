@@ -16,6 +16,7 @@ public struct Shelf: AsyncParsableCommand {
         version: ShelfVersion.current,
         subcommands: [
             LibraryCommand.self,
+            Demo.self,
             Sync.self,
             List.self,
             Show.self,

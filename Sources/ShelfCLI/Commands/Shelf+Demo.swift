@@ -1,0 +1,98 @@
+import ArgumentParser
+import DemoLibrary
+import Foundation
+import ShelfCore
+
+extension Shelf {
+    /// `shelf demo`: start the embedded demo library on loopback, add it, sync it, show what arrived.
+    struct Demo: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Try shelf against the embedded demo library.",
+            discussion: """
+                Starts the demo OPDS library on 127.0.0.1, adds it as a library (or points the existing one \
+                at it), runs a sync and lists the titles with their states. With --serve the library keeps \
+                running until Ctrl-C, so other shelf commands can be tried against it from another terminal.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(name: .long, help: ArgumentHelp("The name to add the demo library under.", valueName: "name"))
+        var name = "demo"
+
+        @Option(name: .long, help: ArgumentHelp("Port on 127.0.0.1 (0 picks a free one).", valueName: "port"))
+        var port = 0
+
+        @Flag(name: .long, help: "Keep the demo library running after the sync, until Ctrl-C.")
+        var serve = false
+
+        func validate() throws {
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535") }
+            if global.library != nil { throw ValidationError("use --name to name the demo library") }
+        }
+
+        func run() async throws {
+            let server = DemoLibraryServer(configuration: DemoConfiguration(port: port))
+            if serve {
+                try await withFailureHandling {
+                    try await server.run { url in
+                        do {
+                            try await showcase(url)
+                            Output.line()
+                            Output.line("The demo library is at \(url) — press Ctrl-C to stop it.")
+                            Output.line("Try: shelf show 7d3c0001 · shelf list --available · shelf sync")
+                        } catch {
+                            report(error)
+                        }
+                    }
+                }
+                return
+            }
+            let url = try await server.start()
+            do {
+                try await showcase(url)
+                await server.stop()
+            } catch {
+                await server.stop()
+                try withFailureHandling { throw error }
+            }
+        }
+
+        /// Adds (or re-points) the library, syncs, and prints the titles and the status.
+        private func showcase(_ url: URL) async throws {
+            let home = global.resolvedHome
+            let store = try global.openStore()
+            if (try? store.library(named: name)) != nil {
+                try store.setLibraryURL(name: name, url: url)
+            } else {
+                try store.addLibrary(name: name, url: url)
+            }
+            let library = try store.library(named: name)
+            var options = SyncOptions()
+            options.log = global.logger
+            options.http.log = global.logger
+            let summary = try await offloaded { [store, options] in
+                try SyncEngine(store: store, home: home, options: options).sync(library)
+            }
+            if global.quiet { return }
+            Output.line("Demo library \(name) at \(url): synced \(summary.pages) pages — \(summary.line).")
+            Output.line()
+            let editions = try store.editions(of: library)
+            Output.table(
+                ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "AVAILABILITY"],
+                editions.map { [$0.shortID, $0.title, $0.authors, $0.medium, $0.state.label, $0.circulation] })
+            Output.line()
+            let report = try store.status(of: library)
+            Output.line("States: " + LifecycleState.allCases.map { "\($0.label) \(report.states[$0.rawValue] ?? 0)" }
+                .joined(separator: " · "))
+            Output.line("Data in \(home.directory.path). Next: shelf show \(editions.first?.shortID ?? "ID") · shelf status")
+        }
+
+        private func report(_ error: any Error) {
+            if let failure = error as? ShelfFailure {
+                Output.error("shelf: \(failure.description)")
+            } else {
+                Output.error("shelf: \(error)")
+            }
+        }
+    }
+}
