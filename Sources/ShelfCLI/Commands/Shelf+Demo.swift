@@ -19,8 +19,13 @@ extension Shelf {
         @Option(name: .long, help: ArgumentHelp("The name to add the demo library under.", valueName: "name"))
         var name = "demo"
 
-        @Option(name: .long, help: ArgumentHelp("Port on 127.0.0.1 (0 picks a free one).", valueName: "port"))
-        var port = 0
+        /// A fixed port keeps the demo's links the same from run to run, so a second run shows no changes.
+        static let defaultPort = 8469
+
+        @Option(name: .long, help: ArgumentHelp(
+            "Port on 127.0.0.1 (0 picks a free one; when the default \(Self.defaultPort) is taken, a free one is used).",
+            valueName: "port"))
+        var port = Self.defaultPort
 
         @Flag(name: .long, help: "Keep the demo library running after the sync, until Ctrl-C.")
         var serve = false
@@ -31,29 +36,46 @@ extension Shelf {
         }
 
         func run() async throws {
-            let server = DemoLibraryServer(configuration: DemoConfiguration(port: port))
             if serve {
-                try await withFailureHandling {
-                    try await server.run { url in
-                        do {
-                            try await showcase(url)
-                            Output.line()
-                            Output.line("The demo library is at \(url) — press Ctrl-C to stop it.")
-                            Output.line("Try: shelf show 7d3c0001 · shelf list --available · shelf sync")
-                        } catch {
-                            report(error)
-                        }
-                    }
+                do {
+                    try await serveUntilInterrupted(port: port)
+                } catch where port == Self.defaultPort {
+                    try await serveUntilInterrupted(port: 0)
                 }
                 return
             }
-            let url = try await server.start()
+            let server: DemoLibraryServer
+            let url: URL
+            do {
+                (server, url) = try await startServer(port: port)
+            } catch where port == Self.defaultPort {
+                (server, url) = try await startServer(port: 0)
+            }
             do {
                 try await showcase(url)
                 await server.stop()
             } catch {
                 await server.stop()
                 try withFailureHandling { throw error }
+            }
+        }
+
+        private func startServer(port: Int) async throws -> (DemoLibraryServer, URL) {
+            let server = DemoLibraryServer(configuration: DemoConfiguration(port: port))
+            return (server, try await server.start())
+        }
+
+        private func serveUntilInterrupted(port: Int) async throws {
+            let server = DemoLibraryServer(configuration: DemoConfiguration(port: port))
+            try await server.run { url in
+                do {
+                    try await showcase(url)
+                    Output.line()
+                    Output.line("The demo library is at \(url) — press Ctrl-C to stop it.")
+                    Output.line("Try: shelf show 7d3c0001 · shelf list --available · shelf sync")
+                } catch {
+                    report(error)
+                }
             }
         }
 

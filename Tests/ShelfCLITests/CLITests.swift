@@ -1,0 +1,313 @@
+import DemoLibrary
+import Foundation
+import ShelfCore
+import Testing
+
+/// Runs the built `shelf` executable as a patron would, with its own home directory.
+struct ShelfRunner: Sendable {
+    let home: URL
+
+    static let executable: URL = {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // On Linux the test bundle is `<bin>/shelfPackageTests.xctest`; the executables sit beside it.
+        while directory.path != "/" {
+            let candidate = directory.appendingPathComponent("shelf")
+            if FileManager.default.isExecutableFile(atPath: candidate.path), !candidate.hasDirectoryPath {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                    return candidate
+                }
+            }
+            directory.deleteLastPathComponent()
+        }
+        fatalError("the shelf executable was not built next to \(testBinary.path): run `swift build` first")
+    }()
+
+    init() {
+        home = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-cli-\(UUID().uuidString)")
+    }
+
+    struct Result: Sendable {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Starts `shelf args` with `--home` appended; the caller waits.
+    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = Self.executable
+        process.arguments = arguments + ["--home", home.path]
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// Runs `shelf args` to completion on a thread of its own (never blocking the test's executor).
+    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment)
+        return try await offloaded {
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
+        }
+    }
+
+    func cleanUp() { try? FileManager.default.removeItem(at: home) }
+}
+
+/// A demo library and a runner whose default library points at it.
+final class CLIFixture: @unchecked Sendable {
+    let server: DemoLibraryServer
+    let url: URL
+    let shelf = ShelfRunner()
+
+    init(pageSize: Int = 5) async throws {
+        server = DemoLibraryServer(configuration: DemoConfiguration(pageSize: pageSize))
+        url = try await server.start()
+        let added = try await shelf.run(["library", "add", "demo", url.absoluteString])
+        #expect(added.status == 0, "\(added.stderr)")
+    }
+
+    func finish() async {
+        await server.stop()
+        shelf.cleanUp()
+    }
+}
+
+@Suite(.serialized) struct CLITests {
+    @Test func syncPrintsOneSummaryLineAndListShowsTheTitles() async throws {
+        let fixture = try await CLIFixture()
+        let sync = try await fixture.shelf.run(["sync"])
+        #expect(sync.status == 0)
+        #expect(sync.stdout == "23 new, 0 updated, 0 removed\n")
+        #expect(sync.stderr.isEmpty)
+
+        let list = try await fixture.shelf.run(["list"])
+        #expect(list.status == 0)
+        let lines = list.stdout.split(separator: "\n")
+        #expect(lines.count == 24)
+        #expect(lines[0].hasPrefix("ID"))
+        #expect(lines.contains { $0.contains("Pride and Prejudice") && $0.contains("Jane Austen") && $0.contains("New") })
+        // Not a terminal: no escape sequences.
+        #expect(!list.stdout.contains("\u{1B}["))
+
+        let again = try await fixture.shelf.run(["sync"])
+        #expect(again.stdout == "0 new, 0 updated, 0 removed\n")
+        await fixture.finish()
+    }
+
+    @Test func listJSONCarriesStatesAndFilters() async throws {
+        let fixture = try await CLIFixture()
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        let all = try await fixture.shelf.run(["list", "--json"])
+        let editions = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(all.stdout.utf8))
+        #expect(editions.count == 23)
+        #expect(editions.allSatisfy { $0.state == .new })
+        let moby = try #require(editions.first { $0.title == "Moby Dick" })
+        #expect(moby.actions == [.reserve])
+        #expect(moby.circulation.hasPrefix("all copies out"))
+
+        let available = try await fixture.shelf.run(["list", "--available", "--json"])
+        let availableEditions = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(available.stdout.utf8))
+        #expect(!availableEditions.contains { $0.title == "Moby Dick" })
+        #expect(availableEditions.contains { $0.title == "Pride and Prejudice" })
+        #expect(availableEditions.count < editions.count)
+
+        let downloaded = try await fixture.shelf.run(["list", "--state", "downloaded"])
+        #expect(downloaded.status == 0)
+        #expect(downloaded.stdout == "No titles match.\n")
+
+        let bad = try await fixture.shelf.run(["list", "--state", "lost"])
+        #expect(bad.status == ShelfExit.usage.rawValue)
+        #expect(bad.stderr.contains("unknown state 'lost'"))
+        await fixture.finish()
+    }
+
+    @Test func showPrintsDetailsActionsAndHistory() async throws {
+        let fixture = try await CLIFixture()
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        let show = try await fixture.shelf.run(["show", "7d3c0001"])
+        #expect(show.status == 0, "\(show.stderr)")
+        let text = show.stdout
+        #expect(text.hasPrefix("Pride and Prejudice\n"))
+        #expect(text.contains("by Jane Austen · read by Rosalind Hale"))
+        #expect(text.contains("Publisher     LibriVox"))
+        #expect(text.contains("State         New"))
+        #expect(text.contains("Actions       download"))
+        #expect(text.contains("Elizabeth Bennet meets the proud Mr. Darcy"))
+        #expect(!text.contains("<p>"))
+        #expect(text.contains("open-access  \(fixture.url.absoluteString)"))
+        #expect(text.contains("first seen"))
+
+        let json = try await fixture.shelf.run(["show", "7d3c0001", "--json"])
+        let detail = try JSONDecoder.iso.decode(EditionDetail.self, from: Data(json.stdout.utf8))
+        #expect(detail.summary.id == "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001")
+
+        let missing = try await fixture.shelf.run(["show", "no-such-title"])
+        #expect(missing.status == ShelfExit.notFound.rawValue)
+        #expect(missing.stderr == "shelf: no title with id 'no-such-title' in the store; run `shelf sync`, or see `shelf list`\n")
+
+        let ambiguous = try await fixture.shelf.run(["show", "7d3c00"])
+        #expect(ambiguous.status == ShelfExit.notFound.rawValue)
+        #expect(ambiguous.stderr.contains("matches"))
+        await fixture.finish()
+    }
+
+    @Test func statusShowsCountsAndWhatTheLastSyncChanged() async throws {
+        let fixture = try await CLIFixture()
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        try await fixture.server.state.touch(id: "urn:uuid:7d3c0006-5a1e-4c6b-9f0e-d0c5e1f00006")
+        try await fixture.server.state.remove(id: "urn:uuid:7d3c0007-5a1e-4c6b-9f0e-d0c5e1f00007")
+        let sync = try await fixture.shelf.run(["sync"])
+        #expect(sync.stdout == "0 new, 1 updated, 1 removed\n")
+        let status = try await fixture.shelf.run(["status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("demo — Shelf Demo Library"))
+        #expect(status.stdout.contains("ok: 0 new, 1 updated, 1 removed"))
+        #expect(status.stdout.contains("Titles: 22 in the catalog, 1 removed"))
+        #expect(status.stdout.contains("New 22 ·"))
+        #expect(status.stdout.contains("changed      The Time Machine — updated"))
+        #expect(status.stdout.contains("removed      Little Women — no longer in the catalog"))
+
+        let json = try await fixture.shelf.run(["status", "--json"])
+        let report = try JSONDecoder.iso.decode(StatusReport.self, from: Data(json.stdout.utf8))
+        #expect(report.states["new"] == 22)
+        #expect(report.states.count == LifecycleState.allCases.count)
+        await fixture.finish()
+    }
+
+    @Test func quietPrintsNothingOnSuccessAndOneLineOnFailure() async throws {
+        let fixture = try await CLIFixture()
+        let quiet = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty)
+
+        await fixture.server.state.setFaults(PageFaults(status: 500), page: 2)
+        try await fixture.server.state.touch(id: "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001")
+        let failed = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(failed.status == ShelfExit.serverError.rawValue)
+        #expect(failed.stdout.isEmpty)
+        #expect(failed.stderr.split(separator: "\n").count == 1)
+        #expect(failed.stderr.contains("sync stopped at page 2 of the catalog"))
+        #expect(failed.stderr.contains("answered 500"))
+
+        let status = try await fixture.shelf.run(["status"])
+        #expect(status.stdout.contains("failed: sync stopped at page 2"))
+        #expect(status.stdout.contains("Last good sync:"))
+        await fixture.finish()
+    }
+
+    @Test func exitStatusesAreDistinctPerFailure() async throws {
+        let fixture = try await CLIFixture()
+        await fixture.server.state.setFaults(PageFaults(html: true), page: 1)
+        let html = try await fixture.shelf.run(["sync"])
+        #expect(html.status == ShelfExit.badData.rawValue)
+        #expect(html.stderr.contains("HTML page"))
+        await fixture.server.stop()
+        let offline = try await fixture.shelf.run(["sync"])
+        #expect(offline.status == ShelfExit.offline.rawValue)
+        #expect(offline.stderr.contains("offline: cannot reach 127.0.0.1"))
+
+        let empty = ShelfRunner()
+        let none = try await empty.run(["sync"])
+        #expect(none.status == ShelfExit.configuration.rawValue)
+        #expect(none.stderr.contains("no library yet"))
+        let unknown = try await empty.run(["list", "--library", "nowhere"])
+        #expect(unknown.status == ShelfExit.configuration.rawValue || unknown.status == ShelfExit.notFound.rawValue)
+        let badURL = try await empty.run(["library", "add", "x", "ftp://example.org/"])
+        #expect(badURL.status == ShelfExit.usage.rawValue)
+        empty.cleanUp()
+        fixture.shelf.cleanUp()
+    }
+
+    @Test func aSecondSyncWaitsForTheFirstThenGivesUp() async throws {
+        let fixture = try await CLIFixture()
+        await fixture.server.state.setDelay(milliseconds: 400)
+        let (first, out, _) = try fixture.shelf.start(["sync", "--quiet"])
+        // Give the first sync time to take the lock before the second starts.
+        try await Task.sleep(for: .milliseconds(500))
+        let second = try await fixture.shelf.run(["sync", "--wait", "0.3"])
+        #expect(second.status == ShelfExit.busy.rawValue)
+        #expect(second.stderr.contains("another shelf sync is running (pid \(first.processIdentifier))"))
+        try await offloaded {
+            _ = out.fileHandleForReading.readDataToEndOfFile()
+            first.waitUntilExit()
+        }
+        #expect(first.terminationStatus == 0)
+        await fixture.finish()
+    }
+
+    @Test func aSyncKilledMidwayLeavesTheLastGoodStateAndTheNextOneCompletes() async throws {
+        let fixture = try await CLIFixture()
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        let before = try await fixture.shelf.run(["list", "--json"])
+        try await fixture.server.state.touch(id: "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001")
+        try await fixture.server.state.remove(id: "urn:uuid:7d3c0017-5a1e-4c6b-9f0e-d0c5e1f00017")
+        await fixture.server.state.setDelay(milliseconds: 300)
+        let (process, _, _) = try fixture.shelf.start(["sync", "--quiet"])
+        try await Task.sleep(for: .milliseconds(1_000))
+        kill(process.processIdentifier, SIGKILL)
+        try await offloaded { process.waitUntilExit() }
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let after = try await fixture.shelf.run(["list", "--json"])
+        #expect(after.stdout == before.stdout)
+        await fixture.server.state.setDelay(milliseconds: 0)
+        // The lock died with the process; the next sync applies everything.
+        let next = try await fixture.shelf.run(["sync", "--wait", "0"])
+        #expect(next.status == 0, "\(next.stderr)")
+        #expect(next.stdout == "0 new, 1 updated, 1 removed\n")
+        await fixture.finish()
+    }
+
+    @Test func libraryCommands() async throws {
+        let shelf = ShelfRunner()
+        defer { shelf.cleanUp() }
+        #expect(try await shelf.run(["library", "add", "one", "http://127.0.0.1:9/"]).status == 0)
+        #expect(try await shelf.run(["library", "add", "two", "http://127.0.0.1:9/two"]).status == 0)
+        let duplicate = try await shelf.run(["library", "add", "one", "http://127.0.0.1:9/"])
+        #expect(duplicate.status == ShelfExit.usage.rawValue)
+        let list = try await shelf.run(["library", "list", "--json"])
+        let libraries = try JSONDecoder.iso.decode([Library].self, from: Data(list.stdout.utf8))
+        #expect(libraries.map(\.name) == ["one", "two"])
+        #expect(libraries.first?.isDefault == true)
+        #expect(try await shelf.run(["library", "default", "two"]).status == 0)
+        #expect(try await shelf.run(["library", "remove", "two"]).stdout == "Removed two.\n")
+        let text = try await shelf.run(["library"])
+        #expect(text.stdout.contains("one"))
+        #expect(!text.stdout.contains("two"))
+    }
+
+    @Test func demoSyncsTheEmbeddedLibraryAndListsIt() async throws {
+        let shelf = ShelfRunner()
+        defer { shelf.cleanUp() }
+        let demo = try await shelf.run(["demo"])
+        #expect(demo.status == 0, "\(demo.stderr)")
+        #expect(demo.stdout.contains(": synced 6 pages — 23 new, 0 updated, 0 removed."))
+        #expect(demo.stdout.contains("Pride and Prejudice"))
+        #expect(demo.stdout.contains("States: New 23 ·"))
+        // Run again: the library is re-pointed at the new port and nothing is new.
+        let again = try await shelf.run(["demo"])
+        #expect(again.stdout.contains("0 new, 0 updated, 0 removed"))
+    }
+}
+
+extension JSONDecoder {
+    static let iso: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}
