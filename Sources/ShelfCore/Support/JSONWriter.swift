@@ -1,36 +1,41 @@
 /// A small, fast JSON writer for the store's detail columns: Foundation's encoder is too slow for a hot sync loop.
+///
+/// It writes UTF-8 bytes and turns them into a String once, at the end.
 struct JSONWriter {
-    private(set) var output = ""
+    private var bytes: [UInt8] = []
+    /// One flag per open object or array: whether the next value needs a comma first.
     private var needsComma: [Bool] = [false]
 
-    init() { output.reserveCapacity(512) }
+    init() { bytes.reserveCapacity(512) }
 
-    mutating func beginObject() { separator(); output.append("{"); needsComma.append(false) }
-    mutating func endObject() { output.append("}"); needsComma.removeLast() }
-    mutating func beginArray() { separator(); output.append("["); needsComma.append(false) }
-    mutating func endArray() { output.append("]"); needsComma.removeLast() }
+    var output: String { String(decoding: bytes, as: UTF8.self) }
+
+    mutating func beginObject() { separator(); bytes.append(UInt8(ascii: "{")); needsComma.append(false) }
+    mutating func endObject() { bytes.append(UInt8(ascii: "}")); needsComma.removeLast() }
+    mutating func beginArray() { separator(); bytes.append(UInt8(ascii: "[")); needsComma.append(false) }
+    mutating func endArray() { bytes.append(UInt8(ascii: "]")); needsComma.removeLast() }
 
     mutating func key(_ name: String) {
         separator()
         appendString(name)
-        output.append(":")
+        bytes.append(UInt8(ascii: ":"))
         // The value that follows must not add a comma of its own.
         needsComma[needsComma.count - 1] = false
     }
 
     mutating func value(_ string: String?) {
         separator()
-        if let string { appendString(string) } else { output.append("null") }
+        if let string { appendString(string) } else { appendASCII("null") }
     }
 
     mutating func value(_ int: Int?) {
         separator()
-        if let int { output.append(String(int)) } else { output.append("null") }
+        if let int { appendASCII(String(int)) } else { appendASCII("null") }
     }
 
     mutating func value(_ bool: Bool) {
         separator()
-        output.append(bool ? "true" : "false")
+        appendASCII(bool ? "true" : "false")
     }
 
     /// Writes `"name": value` only when the value is present.
@@ -47,37 +52,29 @@ struct JSONWriter {
     }
 
     private mutating func separator() {
-        if needsComma[needsComma.count - 1] { output.append(",") }
+        if needsComma[needsComma.count - 1] { bytes.append(UInt8(ascii: ",")) }
         needsComma[needsComma.count - 1] = true
     }
 
+    private mutating func appendASCII(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
     private mutating func appendString(_ string: String) {
-        output.append("\"")
-        var plain = true
-        for unit in string.utf8 where unit < 0x20 || unit == 0x22 || unit == 0x5C {
-            plain = false
-            break
-        }
-        if plain {
-            output.append(string)
-        } else {
-            for scalar in string.unicodeScalars {
-                switch scalar {
-                case "\"": output.append("\\\"")
-                case "\\": output.append("\\\\")
-                case "\n": output.append("\\n")
-                case "\r": output.append("\\r")
-                case "\t": output.append("\\t")
-                default:
-                    if scalar.value < 0x20 {
-                        let hex = String(scalar.value, radix: 16)
-                        output.append("\\u" + String(repeating: "0", count: 4 - hex.count) + hex)
-                    } else {
-                        output.unicodeScalars.append(scalar)
-                    }
-                }
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+            case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+            case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+            case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                          Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
+            default: bytes.append(byte)
             }
         }
-        output.append("\"")
+        bytes.append(UInt8(ascii: "\""))
     }
 }

@@ -115,6 +115,7 @@ public final class SyncEngine {
         }
         defer { withExtendedLifetime(lock) {} }
         let started = Date()
+        try home.prepare()
         let scratch = home.temporary.appendingPathComponent("page-\(getpid()).xml")
         defer { try? FileManager.default.removeItem(at: scratch) }
         do {
@@ -149,28 +150,96 @@ public final class SyncEngine {
         let syncID = db.lastInsertedRowID
         let applier = try EntryApplier(db: db, libraryID: library.id, syncID: syncID, now: started)
         var summary = SyncSummary(library: library.name)
-        var walk = Walk(db: db, libraryID: library.id, applier: applier, scratch: scratch, started: started)
-
         guard let rootURL = URL(string: library.url) else { throw NetworkError.unsupportedURL(library.url) }
+
+        var known: [String: KnownPage] = [:]
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, kind, url, etag, last_modified, next_url FROM feed_page WHERE library_id = ?",
+            arguments: [library.id])
+        {
+            known[KnownPage.key(kind: row["kind"], url: row["url"])] = KnownPage(
+                id: row["id"], etag: row["etag"], lastModified: row["last_modified"], nextURL: row["next_url"])
+        }
+
+        // Fetching and parsing run on a thread of their own while this one writes, so the two overlap.
+        let fetcher = FeedFetcher(
+            http: http, known: known, storedCrawlable: library.crawlableURL, scratch: scratch,
+            maxPages: options.maxPages, log: options.log)
+        let channel = FetchChannel(capacity: 2)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            fetcher.run(root: rootURL, into: channel)
+            done.signal()
+        }
+        thread.stackSize = 8 << 20
+        thread.start()
+        defer {
+            channel.cancel()
+            done.wait()
+        }
+
+        var entries = 0
+        var warnings: [String] = []
+        var pageID: Int64 = 0
+        var onRootPage = false
         // The root's own entries are a featured selection when it links a crawlable feed of everything,
         // so they are held back until the root's links (at the end of the document, in Palace feeds) are known.
         var rootEntries: [OPDSEntry] = []
-        let root = try fetchChain(
-            start: rootURL, kind: "root", feedName: "catalog", walk: &walk, summary: &summary,
-            firstPage: { entry in rootEntries.append(entry) })
-        let crawlable = root.info?.crawlable?.href ?? (root.info == nil ? library.crawlableURL : nil)
-        if let crawlable, let crawlableURL = URL(string: crawlable) {
-            _ = try fetchChain(
-                start: crawlableURL, kind: "catalog", feedName: "catalog", walk: &walk, summary: &summary,
-                firstPage: nil)
-        } else if let firstPageID = root.firstPageID {
-            for entry in rootEntries { try count(applier.apply(entry, pageID: firstPageID), into: &summary) }
-            walk.entries += rootEntries.count
+        var rootPageID: Int64?
+        var rootInfo: OPDSFeedInfo?
+        var crawlable: String?
+        let now = started.timeIntervalSince1970
+        events: while true {
+            switch channel.take() {
+            case .page(let kind, let url, let position, let etag, let lastModified):
+                summary.pages += 1
+                try db.execute(sql: """
+                    INSERT INTO feed_page (library_id, kind, url, position, etag, last_modified, fetched_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (library_id, kind, url) DO UPDATE SET position = excluded.position,
+                        etag = excluded.etag, last_modified = excluded.last_modified, fetched_at = excluded.fetched_at
+                    """, arguments: [library.id, kind, url, position, etag, lastModified, now])
+                pageID = try Int64.fetchOne(
+                    db, sql: "SELECT id FROM feed_page WHERE library_id = ? AND kind = ? AND url = ?",
+                    arguments: [library.id, kind, url])!
+                onRootPage = kind == "root" && position == 1
+                if onRootPage { rootPageID = pageID }
+            case .entries(let batch):
+                if onRootPage {
+                    rootEntries += batch
+                } else {
+                    for entry in batch { count(try applier.apply(entry, pageID: pageID), into: &summary) }
+                    entries += batch.count
+                }
+            case .pageEnd(let info, let pageEntries):
+                try db.execute(sql: "UPDATE feed_page SET next_url = ?, entry_count = ? WHERE id = ?",
+                               arguments: [info.next?.href, pageEntries, pageID])
+                if onRootPage { rootInfo = info }
+                warnings += info.warnings
+            case .notModified(let kind, let url, let position):
+                summary.pages += 1
+                summary.pagesNotModified += 1
+                guard let page = known[KnownPage.key(kind: kind, url: url)] else { continue }
+                try db.execute(sql: "UPDATE feed_page SET fetched_at = ?, position = ? WHERE id = ?",
+                               arguments: [now, position, page.id])
+                entries += try applier.markPageSeen(page.id)
+                onRootPage = false
+            case .finished(let crawlableURL):
+                crawlable = crawlableURL
+                break events
+            case .failed(let error):
+                throw error
+            }
         }
-        summary.entries = walk.entries
+        if crawlable == nil, let rootPageID {
+            for entry in rootEntries { count(try applier.apply(entry, pageID: rootPageID), into: &summary) }
+            entries += rootEntries.count
+        }
+        let root = (info: rootInfo, firstPageID: rootPageID)
+        summary.entries = entries
 
         let catalogBefore = try applier.catalogCount()
-        if walk.entries == 0 && catalogBefore > 1 {
+        if entries == 0 && catalogBefore > 1 {
             summary.warnings.append(
                 "the catalog came back empty; kept the \(catalogBefore) titles already stored (run sync again later)")
         } else {
@@ -178,7 +247,7 @@ public final class SyncEngine {
             summary.removed = removed.count
         }
         summary.catalogTitles = try applier.catalogCount()
-        summary.warnings += walk.warnings
+        summary.warnings += warnings
 
         // Pages not visited this time are no longer part of the feed.
         try db.execute(sql: """
@@ -202,132 +271,6 @@ public final class SyncEngine {
                 summary.added, summary.changed, summary.removed, summary.line, syncID,
             ])
         return summary
-    }
-
-    /// State carried across the feeds of one sync.
-    private struct Walk {
-        let db: Database
-        let libraryID: Int64
-        let applier: EntryApplier
-        let scratch: URL
-        let started: Date
-        var visited: Set<String> = []
-        var entries = 0
-        var warnings: [String] = []
-    }
-
-    private struct ChainResult {
-        /// The first page's feed info, or nil when it was not modified.
-        var info: OPDSFeedInfo?
-        var firstPageID: Int64?
-    }
-
-    /// Follows `next` links from `start`, applying each page's entries; `firstPage` diverts the first page's
-    /// entries (the root's featured list) to the caller instead.
-    private func fetchChain(
-        start: URL, kind: String, feedName: String, walk: inout Walk, summary: inout SyncSummary,
-        firstPage: ((OPDSEntry) -> Void)?
-    ) throws -> ChainResult {
-        var result = ChainResult()
-        var next: URL? = start
-        var position = 0
-        while let url = next {
-            position += 1
-            let key = url.absoluteString
-            if walk.visited.contains(key) {
-                throw SyncError.paginationLoop(feed: feedName, page: position - 1, url: key)
-            }
-            if position > options.maxPages { throw SyncError.tooManyPages(feed: feedName, limit: options.maxPages) }
-            walk.visited.insert(key)
-            let page = try fetchPage(
-                url: url, kind: kind, position: position, feedName: feedName, walk: &walk, summary: &summary,
-                divert: position == 1 ? firstPage : nil)
-            if position == 1 {
-                result.info = page.info
-                result.firstPageID = page.id
-            }
-            next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
-        }
-        return result
-    }
-
-    private struct PageResult {
-        var id: Int64
-        var info: OPDSFeedInfo?
-        var next: String?
-    }
-
-    private func fetchPage(
-        url: URL, kind: String, position: Int, feedName: String, walk: inout Walk, summary: inout SyncSummary,
-        divert: ((OPDSEntry) -> Void)?
-    ) throws -> PageResult {
-        let db = walk.db
-        let stored = try Row.fetchOne(db, sql: """
-            SELECT id, etag, last_modified, next_url FROM feed_page WHERE library_id = ? AND kind = ? AND url = ?
-            """, arguments: [walk.libraryID, kind, url.absoluteString])
-        let validators = stored.map { CacheValidators(etag: $0["etag"], lastModified: $0["last_modified"]) }
-        options.log?("fetching \(feedName) page \(position): \(Redaction.url(url.absoluteString))")
-        let response: HTTPResponse
-        do {
-            response = try http.get(
-                url, headers: ["Accept": "application/atom+xml;profile=opds-catalog, application/atom+xml, application/xml;q=0.9, */*;q=0.5"],
-                validators: validators, to: walk.scratch)
-        } catch {
-            throw SyncError.page(feed: feedName, page: position, url: url.absoluteString, reason: error)
-        }
-        summary.pages += 1
-        let now = walk.started.timeIntervalSince1970
-
-        if response.status == 304, let stored {
-            let pageID: Int64 = stored["id"]
-            summary.pagesNotModified += 1
-            try db.execute(sql: "UPDATE feed_page SET fetched_at = ?, position = ? WHERE id = ?",
-                           arguments: [now, position, pageID])
-            walk.entries += try walk.applier.markPageSeen(pageID)
-            return PageResult(id: pageID, info: nil, next: stored["next_url"])
-        }
-        guard (200..<300).contains(response.status) else {
-            let reason: any ShelfFailure = response.status == 304
-                ? FeedError.status(304) : NetworkError.httpStatus(url: url.absoluteString, status: response.status)
-            throw SyncError.page(feed: feedName, page: position, url: url.absoluteString, reason: reason)
-        }
-        if let type = response.header("content-type")?.lowercased(), type.contains("text/html") {
-            throw SyncError.page(feed: feedName, page: position, url: url.absoluteString, reason: FeedError.html)
-        }
-
-        try db.execute(sql: """
-            INSERT INTO feed_page (library_id, kind, url, position, etag, last_modified, fetched_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (library_id, kind, url) DO UPDATE SET position = excluded.position, etag = excluded.etag,
-                last_modified = excluded.last_modified, fetched_at = excluded.fetched_at
-            """, arguments: [walk.libraryID, kind, url.absoluteString, position, response.header("etag"),
-                             response.header("last-modified"), now])
-        let pageID = try Int64.fetchOne(db, sql: "SELECT id FROM feed_page WHERE library_id = ? AND kind = ? AND url = ?",
-                                        arguments: [walk.libraryID, kind, url.absoluteString])!
-
-        let parser = OPDSParser(baseURL: URL(string: response.url) ?? url)
-        var pageEntries = 0
-        let applier = walk.applier
-        var outcomes = summary
-        let info: OPDSFeedInfo
-        do {
-            info = try parser.parse(file: walk.scratch) { entry in
-                pageEntries += 1
-                if let divert {
-                    divert(entry)
-                } else {
-                    try count(applier.apply(entry, pageID: pageID), into: &outcomes)
-                }
-            }
-        } catch let error as OPDSParseError {
-            throw SyncError.page(feed: feedName, page: position, url: url.absoluteString, reason: FeedError.parse(error))
-        }
-        summary = outcomes
-        if divert == nil { walk.entries += pageEntries }
-        walk.warnings += info.warnings.map { "\(feedName) page \(position): \($0)" }
-        try db.execute(sql: "UPDATE feed_page SET next_url = ?, entry_count = ? WHERE id = ?",
-                       arguments: [info.next?.href, pageEntries, pageID])
-        return PageResult(id: pageID, info: info, next: info.next?.href)
     }
 
     private func count(_ outcome: EntryOutcome, into summary: inout SyncSummary) {

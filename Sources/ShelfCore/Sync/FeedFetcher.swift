@@ -1,0 +1,194 @@
+import Foundation
+
+/// What the last sync learnt about one page: its row, validators and where it led.
+struct KnownPage: Sendable {
+    var id: Int64
+    var etag: String?
+    var lastModified: String?
+    var nextURL: String?
+
+    static func key(kind: String, url: String) -> String { kind + " " + url }
+}
+
+/// What the fetcher hands to the thread that writes the store, in feed order.
+enum FetchEvent: Sendable {
+    /// A page answered 200; its entries follow.
+    case page(kind: String, url: String, position: Int, etag: String?, lastModified: String?)
+    case entries([OPDSEntry])
+    /// The page's feed-level metadata, known once the whole document has been read.
+    case pageEnd(OPDSFeedInfo, count: Int)
+    /// A page answered 304: what the store has for it is still current.
+    case notModified(kind: String, url: String, position: Int)
+    /// Every page was read; `crawlable` is the crawlable feed's URL when the root linked one.
+    case finished(crawlable: String?)
+    case failed(any Error)
+}
+
+/// A bounded, blocking queue between the fetching thread and the writing thread.
+final class FetchChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var items: [FetchEvent] = []
+    private var head = 0
+    private let capacity: Int
+    private var cancelled = false
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room; false when the reader has gone away.
+    func put(_ event: FetchEvent) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count - head >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        items.append(event)
+        condition.broadcast()
+        return true
+    }
+
+    /// Waits for the next event.
+    func take() -> FetchEvent {
+        condition.lock()
+        defer { condition.unlock() }
+        while items.count == head { condition.wait() }
+        let event = items[head]
+        head += 1
+        if head > 64 {
+            items.removeFirst(head)
+            head = 0
+        }
+        condition.broadcast()
+        return event
+    }
+
+    /// Tells a waiting writer to stop.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+/// Fetches and parses a library's catalog pages on its own thread, so parsing overlaps the store's writes.
+///
+/// It never touches the database: what it needs from the last sync is handed to it up front.
+final class FeedFetcher: @unchecked Sendable {
+    private let http: HTTPClient
+    private let known: [String: KnownPage]
+    private let storedCrawlable: String?
+    private let scratch: URL
+    private let maxPages: Int
+    private let batchSize = 64
+    private let log: (@Sendable (String) -> Void)?
+    private var visited: Set<String> = []
+
+    init(
+        http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, scratch: URL, maxPages: Int,
+        log: (@Sendable (String) -> Void)?
+    ) {
+        self.http = http
+        self.known = known
+        self.storedCrawlable = storedCrawlable
+        self.scratch = scratch
+        self.maxPages = maxPages
+        self.log = log
+    }
+
+    /// Walks the root feed and, when it links one, the crawlable feed; every outcome goes into `channel`.
+    func run(root: URL, into channel: FetchChannel) {
+        do {
+            guard let firstInfo = try chain(start: root, kind: "root", channel: channel) else { return }
+            let crawlable = firstInfo.info?.crawlable?.href ?? (firstInfo.info == nil ? storedCrawlable : nil)
+            if let crawlable, let url = URL(string: crawlable) {
+                guard try chain(start: url, kind: "catalog", channel: channel) != nil else { return }
+            }
+            _ = channel.put(.finished(crawlable: crawlable))
+        } catch {
+            _ = channel.put(.failed(error))
+        }
+    }
+
+    private struct First {
+        /// The first page's feed info; nil when it answered 304.
+        var info: OPDSFeedInfo?
+    }
+
+    /// Follows `next` links from `start`. Returns nil when the writer has gone away.
+    private func chain(start: URL, kind: String, channel: FetchChannel) throws -> First? {
+        var first = First()
+        var next: URL? = start
+        var position = 0
+        while let url = next {
+            position += 1
+            let key = url.absoluteString
+            if visited.contains(key) { throw SyncError.paginationLoop(feed: "catalog", page: position - 1, url: key) }
+            if position > maxPages { throw SyncError.tooManyPages(feed: "catalog", limit: maxPages) }
+            visited.insert(key)
+            guard let page = try fetch(url: url, kind: kind, position: position, channel: channel) else { return nil }
+            if position == 1 { first.info = page.info }
+            next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
+        }
+        return first
+    }
+
+    private struct Page {
+        var info: OPDSFeedInfo?
+        var next: String?
+    }
+
+    private func fetch(url: URL, kind: String, position: Int, channel: FetchChannel) throws -> Page? {
+        let address = url.absoluteString
+        let stored = known[KnownPage.key(kind: kind, url: address)]
+        let validators = stored.map { CacheValidators(etag: $0.etag, lastModified: $0.lastModified) }
+        log?("fetching catalog page \(position): \(Redaction.url(address))")
+        let response: HTTPResponse
+        do {
+            response = try http.get(
+                url,
+                headers: ["Accept": "application/atom+xml;profile=opds-catalog, application/atom+xml, application/xml;q=0.9, */*;q=0.5"],
+                validators: validators, to: scratch)
+        } catch {
+            throw SyncError.page(feed: "catalog", page: position, url: address, reason: error)
+        }
+        if response.status == 304, let stored {
+            guard channel.put(.notModified(kind: kind, url: address, position: position)) else { return nil }
+            return Page(info: nil, next: stored.nextURL)
+        }
+        guard (200..<300).contains(response.status) else {
+            let reason: any ShelfFailure = response.status == 304
+                ? FeedError.status(304) : NetworkError.httpStatus(url: address, status: response.status)
+            throw SyncError.page(feed: "catalog", page: position, url: address, reason: reason)
+        }
+        if let type = response.header("content-type")?.lowercased(), type.contains("text/html") {
+            throw SyncError.page(feed: "catalog", page: position, url: address, reason: FeedError.html)
+        }
+        guard channel.put(.page(
+            kind: kind, url: address, position: position, etag: response.header("etag"),
+            lastModified: response.header("last-modified")))
+        else { return nil }
+
+        let parser = OPDSParser(baseURL: URL(string: response.url) ?? url)
+        var batch: [OPDSEntry] = []
+        batch.reserveCapacity(batchSize)
+        var count = 0
+        struct WriterGone: Error {}
+        let info: OPDSFeedInfo
+        do {
+            info = try parser.parse(file: scratch) { entry in
+                count += 1
+                batch.append(entry)
+                if batch.count == batchSize {
+                    guard channel.put(.entries(batch)) else { throw WriterGone() }
+                    batch.removeAll(keepingCapacity: true)
+                }
+            }
+        } catch let error as OPDSParseError {
+            throw SyncError.page(feed: "catalog", page: position, url: address, reason: FeedError.parse(error))
+        } catch is WriterGone {
+            return nil
+        }
+        if !batch.isEmpty { guard channel.put(.entries(batch)) else { return nil } }
+        guard channel.put(.pageEnd(info, count: count)) else { return nil }
+        return Page(info: info, next: info.next?.href)
+    }
+}
