@@ -55,21 +55,24 @@ public struct OPDSParser: Sendable {
 
     /// Reads a feed (or a single-entry document) held in memory.
     public func parse(data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
-        let reader = try XMLReader(data: data, url: baseURL?.absoluteString)
-        return try OPDSDocumentReader(reader: reader, parser: self).read(onEntry: onEntry)
+        try XMLReader.withReader(data: data, url: baseURL?.absoluteString) { reader in
+            try OPDSDocumentReader(reader: reader, parser: self).read(onEntry: onEntry)
+        }
     }
 
     /// Reads the one entry a borrow, revoke or entry-URL response holds (the first, if it is a feed).
     ///
     /// A feed without any usable entry, or an entry without an id, fails with `notAtom`.
     public func parseEntry(data: Data) throws -> OPDSEntry {
-        let document = OPDSDocumentReader(reader: try XMLReader(data: data, url: baseURL?.absoluteString), parser: self)
-        var first: OPDSEntry?
-        _ = try document.read { entry in
-            if first == nil { first = entry }
+        try XMLReader.withReader(data: data, url: baseURL?.absoluteString) { reader in
+            let document = OPDSDocumentReader(reader: reader, parser: self)
+            var first: OPDSEntry?
+            _ = try document.read { entry in
+                if first == nil { first = entry }
+            }
+            if let first { return first }
+            throw OPDSParseError.notAtom(root: document.rootIsFeed ? "a feed with no entry" : "an entry without an id")
         }
-        if let first { return first }
-        throw OPDSParseError.notAtom(root: document.rootIsFeed ? "a feed with no entry" : "an entry without an id")
     }
 }
 
@@ -177,6 +180,7 @@ private final class OPDSDocumentReader {
             }
         }
         guard foundRoot else { throw OPDSParseError.notAtom(root: "a document with no root element") }
+        reader.rememberRootNamespaces()
         let namespace = reader.namespaceURI
         let local = reader.localName
         if namespace == names.atom && local == names.feed {
