@@ -143,6 +143,40 @@ private struct Vocabulary {
     }
 }
 
+/// Where an entry link goes in the model, decided from its `rel`.
+private enum LinkRole {
+    case acquisition(AcquisitionKind)
+    case cover, thumbnail, revoke, annotations, other
+
+    private static let borrow = OPDSVocabulary.relAcquisitionPrefix + "/borrow"
+    private static let openAccess = OPDSVocabulary.relAcquisitionPrefix + "/open-access"
+
+    /// Compares against the common relations first: `AcquisitionKind(rel:)` builds strings on every call,
+    /// which shows at tens of thousands of entries per second.
+    init(rel: String?) {
+        guard let rel else {
+            self = .other
+            return
+        }
+        switch rel {
+        case Self.borrow: self = .acquisition(.borrow)
+        case Self.openAccess: self = .acquisition(.openAccess)
+        case OPDSVocabulary.relAcquisitionPrefix: self = .acquisition(.generic)
+        case OPDSVocabulary.relImage, "http://opds-spec.org/cover", "x-stanza-cover-image": self = .cover
+        case OPDSVocabulary.relThumbnail, "http://opds-spec.org/thumbnail", "x-stanza-cover-image-thumbnail":
+            self = .thumbnail
+        case OPDSVocabulary.relRevoke: self = .revoke
+        case OPDSVocabulary.relAnnotations: self = .annotations
+        default:
+            if rel.hasPrefix(OPDSVocabulary.relAcquisitionPrefix), let kind = AcquisitionKind(rel: rel) {
+                self = .acquisition(kind)
+            } else {
+                self = .other
+            }
+        }
+    }
+}
+
 /// The attributes of an Atom link.
 private struct LinkAttributes {
     var href: String?
@@ -157,10 +191,12 @@ private final class OPDSDocumentReader {
     private let names: Vocabulary
     private let baseURL: URL?
     private let maxEntryBytes: Int
-    private var info = OPDSFeedInfo()
+    // Unchecked exclusivity: these are touched for every element, and a single-threaded reader cannot
+    // overlap accesses; the dynamic checks cost several percent of the parse.
+    @exclusivity(unchecked) private var info = OPDSFeedInfo()
     /// Text bytes the current entry may still take.
-    private var budget = 0
-    private var entryLine = 0
+    @exclusivity(unchecked) private var budget = 0
+    @exclusivity(unchecked) private var entryLine = 0
     /// Whether the root element was a feed rather than a single entry.
     private(set) var rootIsFeed = false
 
@@ -420,24 +456,20 @@ private final class OPDSDocumentReader {
         try spend(0)
         guard let rawHref = attributes.href else { return try reader.skipElement() }
         let href = resolve(rawHref)
-        let rel = attributes.rel ?? ""
-        if let kind = AcquisitionKind(rel: rel) {
-            var acquisition = Acquisition(kind: kind, rel: rel, href: href, type: attributes.type)
+        let role = LinkRole(rel: attributes.rel)
+        if case .acquisition(let kind) = role {
+            var acquisition = Acquisition(kind: kind, rel: attributes.rel ?? "", href: href, type: attributes.type)
             try readAcquisitionChildren(into: &acquisition)
             entry.acquisitions.append(acquisition)
             return
         }
         try reader.skipElement()
-        switch rel {
-        case OPDSVocabulary.relImage, "http://opds-spec.org/cover", "x-stanza-cover-image":
-            if entry.coverURL == nil { entry.coverURL = href }
-        case OPDSVocabulary.relThumbnail, "http://opds-spec.org/thumbnail", "x-stanza-cover-image-thumbnail":
-            if entry.thumbnailURL == nil { entry.thumbnailURL = href }
-        case OPDSVocabulary.relRevoke:
-            if entry.revokeURL == nil { entry.revokeURL = href }
-        case OPDSVocabulary.relAnnotations:
-            if entry.annotationsURL == nil { entry.annotationsURL = href }
-        default:
+        switch role {
+        case .cover: if entry.coverURL == nil { entry.coverURL = href }
+        case .thumbnail: if entry.thumbnailURL == nil { entry.thumbnailURL = href }
+        case .revoke: if entry.revokeURL == nil { entry.revokeURL = href }
+        case .annotations: if entry.annotationsURL == nil { entry.annotationsURL = href }
+        case .acquisition, .other:
             entry.links.append(
                 OPDSLink(href: href, rel: attributes.rel, type: attributes.type, title: attributes.title))
         }

@@ -118,7 +118,8 @@ final class XMLReader {
 
     private let reader: xmlTextReaderPtr
     private let fileDescriptor: Int32
-    private var textBuffer = ByteBuffer()
+    // Unchecked exclusivity: touched for every text node by this reader's single thread only.
+    @exclusivity(unchecked) private var textBuffer = ByteBuffer()
     /// The root element's namespace declarations with their interned URIs.
     ///
     /// Almost every element of a feed uses a namespace declared on the root, and the root node lives until
@@ -326,11 +327,12 @@ final class XMLReader {
 
     /// The line of the current node: the node's own line when libxml2 stored it, else the parser's.
     ///
-    /// The corresponding C function is `xmlGetLineNo`.
+    /// libxml2 stores element lines in 16 bits, so from line 65535 on it can only give the parser's line,
+    /// which may be a few lines ahead of the node. The corresponding C function is `xmlGetLineNo`.
     var line: Int {
         if let node = xmlTextReaderCurrentNode(reader) {
             let line = xmlGetLineNo(node)
-            if line > 0 { return Int(line) }
+            if line > 0 && line < 65535 { return Int(line) }
         }
         return parserLine
     }

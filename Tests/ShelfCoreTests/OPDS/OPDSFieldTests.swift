@@ -219,3 +219,24 @@ struct OPDSFieldTests {
         #expect(info.warnings.first?.contains("opds") == true)
     }
 }
+
+@Suite("OPDS parser: line numbers in long feeds")
+struct OPDSLineNumberTests {
+    @Test("an entry without id past line 65535 is reported near its real line")
+    func warningPastSixteenBitLines() throws {
+        var xml = "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
+        for i in 0..<14_000 {
+            xml += "<entry>\n<id>urn:\(i)</id>\n<title>T\(i)</title>\n<updated>2024-01-01T00:00:00Z</updated>\n</entry>\n"
+        }
+        let line = xml.utf8.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+        xml += "<entry>\n<title>No id</title>\n</entry>\n<entry><id>urn:last</id><title>Last</title></entry>\n</feed>\n"
+        var last: String?
+        let info = try OPDSParser().parse(data: Data(xml.utf8)) { last = $0.id }
+        #expect(line > 65_535)
+        #expect(last == "urn:last")
+        #expect(info.entryCount == 14_001)
+        let warning = try #require(info.warnings.first)
+        let reported = Int(warning.split(separator: " ")[3]) ?? 0
+        #expect((line...line + 10).contains(reported), "\(warning), expected line \(line)")
+    }
+}
