@@ -8,7 +8,7 @@ import Testing
 ///     swift test -c release --filter OPDSThroughputTests
 ///
 /// The test checks only counts and values; it prints the rate so a release run shows it.
-@Suite("OPDS parser: throughput")
+@Suite("OPDS parser: throughput", .serialized)
 struct OPDSThroughputTests {
     static func palaceFeed(entries: Int) -> Data {
         var xml = """
@@ -84,6 +84,25 @@ struct OPDSThroughputTests {
             #expect(info.next?.href == "https://library.example/groups/?page=2")
             #expect(narrators == count)
             #expect(positions == (0..<count).reduce(0) { $0 + $1 % 3 })
+        }
+    }
+
+    @Test("the same feed streamed from a file")
+    func twentyThousandEntriesFromFile() throws {
+        let count = 20_000
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-bench-\(UUID().uuidString).xml")
+        try Self.palaceFeed(entries: count).write(to: url)
+        defer { try? FileManager.default.removeItem(at: url) }
+        for round in 1...Self.rounds {
+            let start = DispatchTime.now()
+            var ids = 0
+            let info = try OPDSParser().parse(file: url) { _ in ids += 1 }
+            let seconds = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+            print(
+                "OPDS throughput from a file, round \(round): \(count) entries in "
+                    + "\(String(format: "%.3f", seconds)) s, \(Int(Double(count) / seconds)) entries/s")
+            #expect(info.entryCount == count)
+            #expect(ids == count)
         }
     }
 }
