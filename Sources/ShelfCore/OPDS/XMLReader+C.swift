@@ -238,8 +238,15 @@ final class XMLReader {
     /// The corresponding C function is `xmlTextReaderRead`.
     @inline(__always)
     func read() throws -> Bool {
-        try check(xmlTextReaderRead(reader))
+        if let pending = skippedTo {
+            skippedTo = nil
+            return pending
+        }
+        return try check(xmlTextReaderRead(reader))
     }
+
+    /// Set when `skipElement` has already moved onto the following node, which the next `read` returns.
+    @exclusivity(unchecked) private var skippedTo: Bool?
 
     /// What the current node is.
     ///
@@ -388,18 +395,11 @@ final class XMLReader {
         return textBuffer.trimmedString()
     }
 
-    /// Skips the current element's subtree, leaving the reader on its end tag.
+    /// Skips the current element and its subtree; the next `read` returns the node that follows it.
     ///
-    /// The corresponding C function is `xmlTextReaderRead`.
+    /// The corresponding C function is `xmlTextReaderNext`.
     func skipElement() throws {
         if isEmptyElement { return }
-        let startDepth = xmlTextReaderDepth(reader)
-        while try check(xmlTextReaderRead(reader)) {
-            if xmlTextReaderDepth(reader) == startDepth
-                && xmlTextReaderNodeType(reader) == Int32(XML_READER_TYPE_END_ELEMENT.rawValue)
-            {
-                return
-            }
-        }
+        skippedTo = try check(xmlTextReaderNext(reader))
     }
 }
