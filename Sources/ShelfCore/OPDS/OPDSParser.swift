@@ -16,14 +16,14 @@ extension OPDSParseError: LocalizedError {
     /// A one-line, lower-case description that says what was wrong and what to do.
     public var errorDescription: String? {
         switch self {
-        case let .malformed(line, column, message):
+        case .malformed(let line, let column, let message):
             return "the catalog document is not well-formed XML (line \(line), column \(column): \(message)); "
                 + "the server may have sent an error page"
-        case let .notAtom(root):
+        case .notAtom(let root):
             return "expected an OPDS (Atom) feed or entry but found \(root); check that the URL is an OPDS catalog"
-        case let .entryTooLarge(line, limit):
+        case .entryTooLarge(let line, let limit):
             return "the entry starting at line \(line) is larger than the \(limit)-byte limit; the feed looks broken"
-        case let .unreadable(reason):
+        case .unreadable(let reason):
             return "cannot read the catalog document: \(reason)"
         }
     }
@@ -33,7 +33,8 @@ extension OPDSParseError: LocalizedError {
 ///
 /// Entries are handed over one at a time as each one ends, so a feed of any length is read in constant
 /// memory. Namespaces are matched by URI, never by prefix. No DTD, external entity or network resource is
-/// ever loaded, and entity references are left unexpanded.
+/// ever loaded, and entity references are left unexpanded. Text is trimmed; escaped HTML (`type="html"`)
+/// is kept as given, while XHTML content (`type="xhtml"`) is reduced to its text.
 public struct OPDSParser: Sendable {
     /// The document's own URL; relative links are resolved against it.
     public var baseURL: URL?

@@ -148,10 +148,21 @@ final class XMLReader {
     }
 
     /// A valid address for an empty document, since `Data` may give none.
-    nonisolated(unsafe) private static let emptyDocument = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+    nonisolated(unsafe) private static let emptyDocument: UnsafeMutablePointer<CChar> = {
+        let byte = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        byte.initialize(to: 0)
+        return byte
+    }()
 
     private init(bytes: UnsafeRawBufferPointer, url: String?) throws {
         _ = libxml2Setup
+        guard bytes.count <= Int(Int32.max) else {
+            throw OPDSParseError.unreadable(
+                "a \(bytes.count)-byte document is too large to parse in memory; parse it from a file")
+        }
+        // The thread's last error is only a fallback in `check`; a stale one from an earlier parse must not
+        // be mistaken for this document's.
+        xmlResetLastError()
         let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) ?? UnsafePointer(Self.emptyDocument)
         guard let reader = xmlReaderForMemory(base, Int32(clamping: bytes.count), url, nil, Self.options) else {
             throw OPDSParseError.unreadable("libxml2 could not create a reader for \(bytes.count) bytes")
@@ -168,6 +179,7 @@ final class XMLReader {
     /// The corresponding C function is `xmlReaderForFd`.
     init(path: String) throws {
         _ = libxml2Setup
+        xmlResetLastError()
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             throw OPDSParseError.unreadable("cannot open \(path): \(String(cString: strerror(errno)))")
@@ -201,7 +213,8 @@ final class XMLReader {
 
     private func record(_ error: xmlError) {
         guard error.level.rawValue >= XML_ERR_ERROR.rawValue else { return }
-        let message = error.message.map { String(cString: $0) }?
+        let message =
+            error.message.map { String(cString: $0) }?
             .trimmingCharacters(in: .whitespacesAndNewlines) ?? "libxml2 error \(error.code)"
         let entry = (line: Int(error.line), column: Int(error.int2), message: message)
         if error.level == XML_ERR_FATAL {

@@ -26,7 +26,8 @@ struct OPDSFieldTests {
         #expect(borrow.href == "https://library.example/opds/borrow/1")
         #expect(borrow.availability == Availability(status: "available"))
         #expect(borrow.copies == Copies(total: 3, available: 2))
-        #expect(borrow.paths.last == ["application/atom+xml;type=entry;profile=opds-catalog", "application/audiobook+json"])
+        #expect(
+            borrow.paths.last == ["application/atom+xml;type=entry;profile=opds-catalog", "application/audiobook+json"])
 
         let defaulted = entries[1]
         #expect(defaulted.title == "Default Namespace Entry")
@@ -59,7 +60,8 @@ struct OPDSFieldTests {
     @Test("a full entry: every field of the model")
     func fullEntry() throws {
         let base = URL(string: "https://library.example/opds/works/1")!
-        let entry = try OPDSParser(baseURL: base).parseEntry(data: Data(contentsOf: FixturePaths.opds("full-entry.xml")))
+        let entry = try OPDSParser(baseURL: base).parseEntry(
+            data: Data(contentsOf: FixturePaths.opds("full-entry.xml")))
         #expect(entry.id == "urn:isbn:9780000000001")
         #expect(entry.title == "The Paid Draft")
         #expect(entry.isDraft)
@@ -72,7 +74,8 @@ struct OPDSFieldTests {
             ])
         #expect(
             entry.contributors == [
-                Contributor(name: "Nick Narrator", roles: ["nrt"]), Contributor(name: "Tess Translator", roles: ["trl"]),
+                Contributor(name: "Nick Narrator", roles: ["nrt"]),
+                Contributor(name: "Tess Translator", roles: ["trl"]),
             ])
         #expect(entry.narrators.map(\.name) == ["Nick Narrator"])
         #expect(entry.summary == "<p>Plenty of &amp; markup</p>")
@@ -102,8 +105,12 @@ struct OPDSFieldTests {
 
         #expect(
             entry.links == [
-                OPDSLink(href: "https://example.com/odd", rel: "http://opds-spec.org/acquisition/unknown-kind", type: "text/plain"),
-                OPDSLink(href: "https://library.example/opds/works/1", rel: "alternate", type: "application/atom+xml;type=entry;profile=opds-catalog"),
+                OPDSLink(
+                    href: "https://example.com/odd", rel: "http://opds-spec.org/acquisition/unknown-kind",
+                    type: "text/plain"),
+                OPDSLink(
+                    href: "https://library.example/opds/works/1", rel: "alternate",
+                    type: "application/atom+xml;type=entry;profile=opds-catalog"),
                 OPDSLink(href: "https://library.example/opds/works/no-rel-at-all"),
                 OPDSLink(href: "http:// clearly not valid", rel: "related", title: "Broken absolute"),
             ])
@@ -126,7 +133,8 @@ struct OPDSFieldTests {
             <link rel="alternate" href="a%zz"/><link rel="alternate" href="two words"/>
             <link rel="related" href="?page=2#top"/><link rel="related" href="/livres/été"/></entry>
             """
-        let entry = try OPDSParser(baseURL: URL(string: "https://e.example/feed/x?page=1")!).parseEntry(data: Data(xml.utf8))
+        let entry = try OPDSParser(baseURL: URL(string: "https://e.example/feed/x?page=1")!).parseEntry(
+            data: Data(xml.utf8))
         #expect(
             entry.links.map(\.href) == [
                 "a%zz", "two words", "https://e.example/feed/x?page=2#top", "https://e.example/livres/%C3%A9t%C3%A9",
@@ -226,7 +234,8 @@ struct OPDSLineNumberTests {
     func warningPastSixteenBitLines() throws {
         var xml = "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
         for i in 0..<14_000 {
-            xml += "<entry>\n<id>urn:\(i)</id>\n<title>T\(i)</title>\n<updated>2024-01-01T00:00:00Z</updated>\n</entry>\n"
+            xml +=
+                "<entry>\n<id>urn:\(i)</id>\n<title>T\(i)</title>\n<updated>2024-01-01T00:00:00Z</updated>\n</entry>\n"
         }
         let line = xml.utf8.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
         xml += "<entry>\n<title>No id</title>\n</entry>\n<entry><id>urn:last</id><title>Last</title></entry>\n</feed>\n"

@@ -46,7 +46,8 @@ struct OPDSSizeLimitTests {
     @Test("a 50 MB summary: one text node, refused without reading it all")
     func singleHugeTextNode() throws {
         let chunk = "All work and no play makes Jack a dull boy. "
-        let url = try writeFeed(open: "<summary>", chunk: chunk, chunks: 50_000_000 / chunk.utf8.count, close: "</summary>")
+        let url = try writeFeed(
+            open: "<summary>", chunk: chunk, chunks: 50_000_000 / chunk.utf8.count, close: "</summary>")
         expectTooLarge(url)
     }
 
