@@ -453,13 +453,16 @@ private final class OPDSDocumentReader {
     }
 
     private func readEntryLink(into entry: inout OPDSEntry) throws {
-        let attributes = linkAttributes()
+        // Each field is moved out of the attributes rather than copied: at seven links an entry, the
+        // retain and release of copied strings shows in profiles.
+        var attributes = linkAttributes()
         try spend(0)
-        guard let rawHref = attributes.href else { return try reader.skipElement() }
+        guard let rawHref = attributes.href.take() else { return try reader.skipElement() }
         let href = resolve(rawHref)
         let role = LinkRole(rel: attributes.rel)
         if case .acquisition(let kind) = role {
-            var acquisition = Acquisition(kind: kind, rel: attributes.rel ?? "", href: href, type: attributes.type)
+            var acquisition = Acquisition(
+                kind: kind, rel: attributes.rel.take() ?? "", href: href, type: attributes.type.take())
             try readAcquisitionChildren(into: &acquisition)
             entry.acquisitions.append(acquisition)
             return
@@ -472,7 +475,9 @@ private final class OPDSDocumentReader {
         case .annotations: if entry.annotationsURL == nil { entry.annotationsURL = href }
         case .acquisition, .other:
             entry.links.append(
-                OPDSLink(href: href, rel: attributes.rel, type: attributes.type, title: attributes.title))
+                OPDSLink(
+                    href: href, rel: attributes.rel.take(), type: attributes.type.take(),
+                    title: attributes.title.take()))
         }
     }
 
