@@ -249,3 +249,61 @@ struct OPDSLineNumberTests {
         #expect((line...line + 10).contains(reported), "\(warning), expected line \(line)")
     }
 }
+
+@Suite("OPDS parser: encodings and threads")
+struct OPDSEncodingAndThreadTests {
+    @Test("a Latin-1 document is decoded by its declaration; a UTF-8 byte-order mark is accepted")
+    func encodings() throws {
+        let latin1 = """
+            <?xml version="1.0" encoding="ISO-8859-1"?>
+            <entry xmlns="http://www.w3.org/2005/Atom"><id>u</id><title>Café</title></entry>
+            """
+        let entry = try OPDSParser().parseEntry(data: latin1.data(using: .isoLatin1)!)
+        #expect(entry.title == "Café")
+
+        let bom =
+            Data([0xEF, 0xBB, 0xBF])
+            + Data(#"<entry xmlns="http://www.w3.org/2005/Atom"><id>b</id><title>Ü</title></entry>"#.utf8)
+        #expect(try OPDSParser().parseEntry(data: bom).title == "Ü")
+    }
+
+    @Test("parsers on several threads at once do not interfere, including their errors")
+    func concurrentParses() {
+        let feed = OPDSThroughputTests.palaceFeed(entries: 2_000)
+        let broken = Data("<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>x</id></feed>".utf8)
+        let results = LockedResults(count: 8)
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            let outcome: String
+            do {
+                if index.isMultiple(of: 2) {
+                    outcome = "entries \(try OPDSParser().parse(data: feed) { _ in }.entryCount)"
+                } else {
+                    _ = try OPDSParser().parse(data: broken) { _ in }
+                    outcome = "parsed"
+                }
+            } catch let OPDSParseError.malformed(line, _, _) {
+                outcome = "malformed at \(line)"
+            } catch {
+                outcome = "\(error)"
+            }
+            results.set(index, outcome)
+        }
+        let all = results.values
+        #expect(
+            all.enumerated().allSatisfy {
+                $0.offset.isMultiple(of: 2) ? $0.element == "entries 2000" : $0.element == "malformed at 1"
+            })
+    }
+}
+
+/// Outcomes written from several threads; a lock rather than `Mutex`, which needs macOS 15.
+private final class LockedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String]
+
+    init(count: Int) { storage = Array(repeating: "", count: count) }
+
+    func set(_ index: Int, _ value: String) { lock.withLock { storage[index] = value } }
+
+    var values: [String] { lock.withLock { storage } }
+}
