@@ -92,8 +92,9 @@ public enum OPDSDate {
         }
 
         mutating func skipSpaces() {
-            while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A
-                || bytes[index] == 0x0D
+            while index < bytes.count,
+                bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x0A
+                    || bytes[index] == 0x0D
             {
                 index += 1
             }

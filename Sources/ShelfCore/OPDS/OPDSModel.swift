@@ -69,6 +69,7 @@ public struct Availability: Codable, Sendable, Equatable {
     public var since: Date?
     public var until: Date?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(status: String, since: Date? = nil, until: Date? = nil) {
         self.status = status
         self.since = since
@@ -81,6 +82,7 @@ public struct Holds: Codable, Sendable, Equatable {
     public var total: Int?
     public var position: Int?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(total: Int? = nil, position: Int? = nil) {
         self.total = total
         self.position = position
@@ -92,6 +94,7 @@ public struct Copies: Codable, Sendable, Equatable {
     public var total: Int?
     public var available: Int?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(total: Int? = nil, available: Int? = nil) {
         self.total = total
         self.available = available
@@ -103,6 +106,7 @@ public struct Price: Codable, Sendable, Equatable {
     public var value: String
     public var currency: String?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(value: String, currency: String? = nil) {
         self.value = value
         self.currency = currency
@@ -114,6 +118,7 @@ public struct IndirectAcquisition: Codable, Sendable, Equatable {
     public var type: String
     public var children: [IndirectAcquisition]
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(type: String, children: [IndirectAcquisition] = []) {
         self.type = type
         self.children = children
@@ -128,6 +133,7 @@ public struct OPDSLink: Codable, Sendable, Equatable {
     public var type: String?
     public var title: String?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(href: String, rel: String? = nil, type: String? = nil, title: String? = nil) {
         self.href = href
         self.rel = rel
@@ -149,6 +155,7 @@ public struct Acquisition: Codable, Sendable, Equatable {
     public var copies: Copies?
     public var price: Price?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(
         kind: AcquisitionKind, rel: String, href: String, type: String? = nil,
         indirect: [IndirectAcquisition] = [], availability: Availability? = nil,
@@ -194,6 +201,7 @@ public struct Contributor: Codable, Sendable, Equatable {
     /// A link to the contributor's works, or their `uri`.
     public var uri: String?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(name: String, roles: [String] = [], sortName: String? = nil, uri: String? = nil) {
         self.name = name
         self.roles = roles
@@ -208,6 +216,7 @@ public struct Category: Codable, Sendable, Equatable {
     public var term: String
     public var label: String?
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(scheme: String? = nil, term: String, label: String? = nil) {
         self.scheme = scheme
         self.term = term
@@ -248,6 +257,7 @@ public struct OPDSEntry: Codable, Sendable, Equatable {
     /// `app:control/app:draft` is `yes`.
     public var isDraft: Bool
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(
         id: String, title: String, subtitle: String? = nil, authors: [Contributor] = [],
         contributors: [Contributor] = [], summary: String? = nil, content: String? = nil,
@@ -313,6 +323,7 @@ public struct OPDSFeedInfo: Codable, Sendable, Equatable {
     /// Problems that did not stop the parse (an entry without id, …), one line each.
     public var warnings: [String]
 
+    /// Creates the value from its parts; omitted parts are absent.
     public init(
         id: String? = nil, title: String? = nil, updated: String? = nil, links: [OPDSLink] = [],
         entryCount: Int = 0, warnings: [String] = []
@@ -327,8 +338,12 @@ public struct OPDSFeedInfo: Codable, Sendable, Equatable {
 
     /// The first link with this relation.
     public func link(_ rel: String) -> OPDSLink? { links.first { $0.rel == rel } }
+    /// The next page of the feed (`rel="next"`).
     public var next: OPDSLink? { link(OPDSVocabulary.relNext) }
+    /// The patron's loans and holds (`http://opds-spec.org/shelf`).
     public var shelf: OPDSLink? { link(OPDSVocabulary.relShelf) }
+    /// The complete, unfaceted listing (`http://opds-spec.org/crawlable`).
     public var crawlable: OPDSLink? { link(OPDSVocabulary.relCrawlable) }
+    /// The library's authentication document (`http://opds-spec.org/auth/document`).
     public var authDocument: OPDSLink? { link(OPDSVocabulary.relAuthDocument) }
 }

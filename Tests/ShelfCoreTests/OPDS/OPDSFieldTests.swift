@@ -26,7 +26,8 @@ struct OPDSFieldTests {
         #expect(borrow.href == "https://library.example/opds/borrow/1")
         #expect(borrow.availability == Availability(status: "available"))
         #expect(borrow.copies == Copies(total: 3, available: 2))
-        #expect(borrow.paths.last == ["application/atom+xml;type=entry;profile=opds-catalog", "application/audiobook+json"])
+        #expect(
+            borrow.paths.last == ["application/atom+xml;type=entry;profile=opds-catalog", "application/audiobook+json"])
 
         let defaulted = entries[1]
         #expect(defaulted.title == "Default Namespace Entry")
@@ -59,7 +60,8 @@ struct OPDSFieldTests {
     @Test("a full entry: every field of the model")
     func fullEntry() throws {
         let base = URL(string: "https://library.example/opds/works/1")!
-        let entry = try OPDSParser(baseURL: base).parseEntry(data: Data(contentsOf: FixturePaths.opds("full-entry.xml")))
+        let entry = try OPDSParser(baseURL: base).parseEntry(
+            data: Data(contentsOf: FixturePaths.opds("full-entry.xml")))
         #expect(entry.id == "urn:isbn:9780000000001")
         #expect(entry.title == "The Paid Draft")
         #expect(entry.isDraft)
@@ -72,7 +74,8 @@ struct OPDSFieldTests {
             ])
         #expect(
             entry.contributors == [
-                Contributor(name: "Nick Narrator", roles: ["nrt"]), Contributor(name: "Tess Translator", roles: ["trl"]),
+                Contributor(name: "Nick Narrator", roles: ["nrt"]),
+                Contributor(name: "Tess Translator", roles: ["trl"]),
             ])
         #expect(entry.narrators.map(\.name) == ["Nick Narrator"])
         #expect(entry.summary == "<p>Plenty of &amp; markup</p>")
@@ -102,8 +105,12 @@ struct OPDSFieldTests {
 
         #expect(
             entry.links == [
-                OPDSLink(href: "https://example.com/odd", rel: "http://opds-spec.org/acquisition/unknown-kind", type: "text/plain"),
-                OPDSLink(href: "https://library.example/opds/works/1", rel: "alternate", type: "application/atom+xml;type=entry;profile=opds-catalog"),
+                OPDSLink(
+                    href: "https://example.com/odd", rel: "http://opds-spec.org/acquisition/unknown-kind",
+                    type: "text/plain"),
+                OPDSLink(
+                    href: "https://library.example/opds/works/1", rel: "alternate",
+                    type: "application/atom+xml;type=entry;profile=opds-catalog"),
                 OPDSLink(href: "https://library.example/opds/works/no-rel-at-all"),
                 OPDSLink(href: "http:// clearly not valid", rel: "related", title: "Broken absolute"),
             ])
@@ -126,7 +133,8 @@ struct OPDSFieldTests {
             <link rel="alternate" href="a%zz"/><link rel="alternate" href="two words"/>
             <link rel="related" href="?page=2#top"/><link rel="related" href="/livres/été"/></entry>
             """
-        let entry = try OPDSParser(baseURL: URL(string: "https://e.example/feed/x?page=1")!).parseEntry(data: Data(xml.utf8))
+        let entry = try OPDSParser(baseURL: URL(string: "https://e.example/feed/x?page=1")!).parseEntry(
+            data: Data(xml.utf8))
         #expect(
             entry.links.map(\.href) == [
                 "a%zz", "two words", "https://e.example/feed/x?page=2#top", "https://e.example/livres/%C3%A9t%C3%A9",
@@ -218,4 +226,84 @@ struct OPDSFieldTests {
         #expect(info.warnings.count == 1)
         #expect(info.warnings.first?.contains("opds") == true)
     }
+}
+
+@Suite("OPDS parser: line numbers in long feeds")
+struct OPDSLineNumberTests {
+    @Test("an entry without id past line 65535 is reported near its real line")
+    func warningPastSixteenBitLines() throws {
+        var xml = "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
+        for i in 0..<14_000 {
+            xml +=
+                "<entry>\n<id>urn:\(i)</id>\n<title>T\(i)</title>\n<updated>2024-01-01T00:00:00Z</updated>\n</entry>\n"
+        }
+        let line = xml.utf8.reduce(1) { $0 + ($1 == 0x0A ? 1 : 0) }
+        xml += "<entry>\n<title>No id</title>\n</entry>\n<entry><id>urn:last</id><title>Last</title></entry>\n</feed>\n"
+        var last: String?
+        let info = try OPDSParser().parse(data: Data(xml.utf8)) { last = $0.id }
+        #expect(line > 65_535)
+        #expect(last == "urn:last")
+        #expect(info.entryCount == 14_001)
+        let warning = try #require(info.warnings.first)
+        let reported = Int(warning.split(separator: " ")[3]) ?? 0
+        #expect((line...line + 10).contains(reported), "\(warning), expected line \(line)")
+    }
+}
+
+@Suite("OPDS parser: encodings and threads")
+struct OPDSEncodingAndThreadTests {
+    @Test("a Latin-1 document is decoded by its declaration; a UTF-8 byte-order mark is accepted")
+    func encodings() throws {
+        let latin1 = """
+            <?xml version="1.0" encoding="ISO-8859-1"?>
+            <entry xmlns="http://www.w3.org/2005/Atom"><id>u</id><title>Café</title></entry>
+            """
+        let entry = try OPDSParser().parseEntry(data: latin1.data(using: .isoLatin1)!)
+        #expect(entry.title == "Café")
+
+        let bom =
+            Data([0xEF, 0xBB, 0xBF])
+            + Data(#"<entry xmlns="http://www.w3.org/2005/Atom"><id>b</id><title>Ü</title></entry>"#.utf8)
+        #expect(try OPDSParser().parseEntry(data: bom).title == "Ü")
+    }
+
+    @Test("parsers on several threads at once do not interfere, including their errors")
+    func concurrentParses() {
+        let feed = OPDSThroughputTests.palaceFeed(entries: 2_000)
+        let broken = Data("<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><id>x</id></feed>".utf8)
+        let results = LockedResults(count: 8)
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            let outcome: String
+            do {
+                if index.isMultiple(of: 2) {
+                    outcome = "entries \(try OPDSParser().parse(data: feed) { _ in }.entryCount)"
+                } else {
+                    _ = try OPDSParser().parse(data: broken) { _ in }
+                    outcome = "parsed"
+                }
+            } catch let OPDSParseError.malformed(line, _, _) {
+                outcome = "malformed at \(line)"
+            } catch {
+                outcome = "\(error)"
+            }
+            results.set(index, outcome)
+        }
+        let all = results.values
+        #expect(
+            all.enumerated().allSatisfy {
+                $0.offset.isMultiple(of: 2) ? $0.element == "entries 2000" : $0.element == "malformed at 1"
+            })
+    }
+}
+
+/// Outcomes written from several threads; a lock rather than `Mutex`, which needs macOS 15.
+private final class LockedResults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var storage: [String]
+
+    init(count: Int) { storage = Array(repeating: "", count: count) }
+
+    func set(_ index: Int, _ value: String) { lock.withLock { storage[index] = value } }
+
+    var values: [String] { lock.withLock { storage } }
 }

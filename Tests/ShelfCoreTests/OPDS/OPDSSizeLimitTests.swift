@@ -9,7 +9,7 @@ struct OPDSSizeLimitTests {
     /// Writes a feed whose second entry is made of `chunks` copies of `chunk` between `open` and `close`.
     private func writeFeed(open: String, chunk: String, chunks: Int, close: String) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-huge-\(UUID().uuidString).xml")
-        FileManager.default.createFile(atPath: url.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
         let handle = try FileHandle(forWritingTo: url)
         defer { try? handle.close() }
         let head = """
@@ -46,7 +46,8 @@ struct OPDSSizeLimitTests {
     @Test("a 50 MB summary: one text node, refused without reading it all")
     func singleHugeTextNode() throws {
         let chunk = "All work and no play makes Jack a dull boy. "
-        let url = try writeFeed(open: "<summary>", chunk: chunk, chunks: 50_000_000 / chunk.utf8.count, close: "</summary>")
+        let url = try writeFeed(
+            open: "<summary>", chunk: chunk, chunks: 50_000_000 / chunk.utf8.count, close: "</summary>")
         expectTooLarge(url)
     }
 
