@@ -26,12 +26,16 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        // glibc's allocator knobs (malloc.h), which the Glibc module does not export.
+        .systemLibrary(name: "CMalloc"),
         .target(
             name: "ShelfCore",
             dependencies: [
                 "CLibXML2",
                 "CCurl",
+                "CMalloc",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .target(

@@ -31,6 +31,7 @@ public struct Shelf: AsyncParsableCommand {
 public enum ShelfProgram {
     /// Parses the command line and runs the command; exits the process.
     public static func main() async {
+        MemoryTuning.apply()
         await Shelf.main()
     }
 }

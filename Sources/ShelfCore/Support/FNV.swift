@@ -1,28 +1,57 @@
-/// A stable 64-bit FNV-1a hash: the same input gives the same value in every run, unlike `Hasher`.
+/// A stable 64-bit hash in the FNV-1a family, taken eight bytes at a time: the same input gives the same value
+/// in every run and every version (the store keeps these values), unlike `Hasher`.
 struct FNV1a: Sendable {
     private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    private static let prime: UInt64 = 0x0000_0100_0000_01B3
 
     mutating func combine(_ string: String?) {
-        guard let string else {
-            combineByte(0xFF)
+        guard var string else {
+            mix(0xFF)
             return
         }
-        var copy = string
-        copy.withUTF8 { buffer in
-            for byte in buffer { combineByte(byte) }
-        }
+        string.withUTF8 { buffer in combine(bytes: UnsafeRawBufferPointer(buffer)) }
         // A separator keeps ("ab", "c") apart from ("a", "bc").
-        combineByte(0)
+        mix(UInt64(buffer: 0))
     }
 
-    mutating func combine(_ int: Int?) { combine(int.map(String.init)) }
+    mutating func combine(_ int: Int?) {
+        guard let int else {
+            mix(0xFE)
+            return
+        }
+        mix(UInt64(bitPattern: Int64(int)))
+    }
 
-    mutating func combine(_ bool: Bool) { combineByte(bool ? 1 : 2) }
+    mutating func combine(_ double: Double?) { combine(double.map { Int($0.bitPattern) }) }
 
-    @inline(__always) private mutating func combineByte(_ byte: UInt8) {
-        value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+    mutating func combine(_ bool: Bool) { mix(bool ? 1 : 2) }
+
+    private mutating func combine(bytes: UnsafeRawBufferPointer) {
+        var offset = 0
+        let count = bytes.count
+        while offset + 8 <= count {
+            mix(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        mix(tail ^ (UInt64(count) << 56))
+    }
+
+    @inline(__always) private mutating func mix(_ word: UInt64) {
+        value = (value ^ word) &* Self.prime
+        value ^= value >> 29
     }
 
     /// The hash as a signed integer, the form SQLite stores.
     var signed: Int64 { Int64(bitPattern: value) }
+}
+
+private extension UInt64 {
+    init(buffer: UInt64) { self = 0x5EED_0000_0000_0000 | buffer }
 }

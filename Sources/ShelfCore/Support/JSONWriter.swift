@@ -62,6 +62,19 @@ struct JSONWriter {
 
     private mutating func appendString(_ string: String) {
         bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escaping: copy them whole.
+        var native = string
+        let copied = native.withUTF8 { buffer -> Bool in
+            for byte in buffer where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                return false
+            }
+            bytes.append(contentsOf: buffer)
+            return true
+        }
+        if copied {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)

@@ -41,21 +41,28 @@ final class EntryApplier {
     }
 
     private func stored(_ entryID: String) throws -> Stored? {
-        let statement = try db.cachedStatement(sql: """
+        var statement = try HotStatement(db, """
             SELECT id, content_hash, change_hash, page_id, in_catalog, state, has_local_copy, updated,
                    availability_status
             FROM edition WHERE library_id = ? AND entry_id = ?
             """)
-        guard let row = try Row.fetchOne(statement, arguments: [libraryID, entryID]) else { return nil }
-        let state = LifecycleState(rawValue: row[5]) ?? .new
+        statement.reset()
+        statement.bind(libraryID)
+        statement.bind(entryID)
+        guard try statement.step() else { return nil }
+        // The statement is reset before returning so no read stays open across the transaction.
+        defer { statement.reset() }
+        let state = statement.string(5).flatMap(LifecycleState.init(rawValue:)) ?? .new
         return Stored(
-            id: row[0], contentHash: row[1], changeHash: row[2], pageID: row[3], inCatalog: row[4],
-            lifecycle: Lifecycle(state: state, hasLocalCopy: row[6]), updated: row[7], availabilityStatus: row[8])
+            id: statement.int64(0), contentHash: statement.int64(1), changeHash: statement.int64(2),
+            pageID: statement.isNull(3) ? nil : statement.int64(3), inCatalog: statement.int64(4) != 0,
+            lifecycle: Lifecycle(state: state, hasLocalCopy: statement.int64(6) != 0),
+            updated: statement.string(7), availabilityStatus: statement.string(8))
     }
 
     /// Applies one entry seen on page `pageID`.
-    func apply(_ entry: OPDSEntry, pageID: Int64) throws -> EntryOutcome {
-        let record = EntryRecord(entry)
+    func apply(_ record: EntryRecord, pageID: Int64) throws -> EntryOutcome {
+        let entry = record.entry
         guard let old = try stored(entry.id) else {
             let id = try insert(record, pageID: pageID)
             try markSeen(id)
@@ -114,7 +121,10 @@ final class EntryApplier {
     }
 
     private func markSeen(_ id: Int64) throws {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.seen (edition_id) VALUES (?)").execute(arguments: [id])
+        var statement = try HotStatement(db, "INSERT OR IGNORE INTO temp.seen (edition_id) VALUES (?)")
+        statement.reset()
+        statement.bind(id)
+        try statement.run()
     }
 
     private func event(_ editionID: Int64, _ kind: String, _ detail: String) throws {
@@ -123,17 +133,29 @@ final class EntryApplier {
             """).execute(arguments: [libraryID, editionID, syncID, now, kind, detail])
     }
 
-    private func columns(_ record: EntryRecord) -> [(any DatabaseValueConvertible)?] {
+    /// Binds the 30 columns of `columnNames`, in order.
+    private func bindColumns(_ record: EntryRecord, to statement: inout HotStatement) {
         let entry = record.entry
-        return [
-            entry.title, entry.subtitle, record.authors, record.narrators, entry.summary, entry.publisher,
-            entry.issued, entry.language, entry.distributor, entry.additionalType, record.medium, entry.updated,
-            entry.published, entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL,
-            entry.isDraft, entry.isPaid, record.availability?.status,
-            record.availability?.since?.timeIntervalSince1970, record.availability?.until?.timeIntervalSince1970,
-            record.holds?.total, record.holds?.position, record.copies?.total, record.copies?.available,
-            record.entitlement.rawValue, record.detail, record.contentHash, record.changeHash,
-        ]
+        for text in [entry.title, entry.subtitle, record.authors, record.narrators, entry.summary, entry.publisher,
+                     entry.issued, entry.language, entry.distributor, entry.additionalType, record.medium,
+                     entry.updated, entry.published, entry.coverURL, entry.thumbnailURL, entry.revokeURL,
+                     entry.annotationsURL]
+        {
+            statement.bind(text)
+        }
+        statement.bind(entry.isDraft)
+        statement.bind(entry.isPaid)
+        statement.bind(record.availability?.status)
+        statement.bind(record.availability?.since?.timeIntervalSince1970)
+        statement.bind(record.availability?.until?.timeIntervalSince1970)
+        statement.bind(record.holds?.total)
+        statement.bind(record.holds?.position)
+        statement.bind(record.copies?.total)
+        statement.bind(record.copies?.available)
+        statement.bind(record.entitlement.rawValue)
+        statement.bind(record.detail)
+        statement.bind(record.contentHash)
+        statement.bind(record.changeHash)
     }
 
     private static let columnNames = """
@@ -143,52 +165,78 @@ final class EntryApplier {
         copies_available, entitlement, detail, content_hash, change_hash
         """
 
+    private static let insertSQL = """
+        INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
+                             changed_at, state, has_local_copy, state_changed_at)
+        VALUES (\(Array(repeating: "?", count: 30).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
+        """
+
+    private static let updateSQL: String = {
+        let assignments = columnNames.split(separator: ",")
+            .map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines)) = ?" }
+            .joined(separator: ", ")
+        return "UPDATE edition SET \(assignments), page_id = ?, changed_at = ? WHERE id = ?"
+    }()
+
     private func insert(_ record: EntryRecord, pageID: Int64) throws -> Int64 {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO edition (\(Self.columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
-                                 changed_at, state, has_local_copy, state_changed_at)
-            VALUES (\(Array(repeating: "?", count: 30).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
-            """)
-        var values = columns(record)
-        values += [libraryID, record.entry.id, pageID, now, now, now]
-        try statement.execute(arguments: StatementArguments(values))
+        var statement = try HotStatement(db, Self.insertSQL)
+        statement.reset()
+        bindColumns(record, to: &statement)
+        statement.bind(libraryID)
+        statement.bind(record.entry.id)
+        statement.bind(pageID)
+        statement.bind(now)
+        statement.bind(now)
+        statement.bind(now)
+        try statement.run()
         let id = db.lastInsertedRowID
-        try insertAcquisitions(record.entry.acquisitions, editionID: id)
+        try insertAcquisitions(record, editionID: id)
         return id
     }
 
     private func update(_ id: Int64, _ record: EntryRecord, pageID: Int64) throws {
-        let assignments = Self.columnNames.split(separator: ",")
-            .map { "\($0.trimmingCharacters(in: .whitespacesAndNewlines)) = ?" }
-            .joined(separator: ", ")
-        let statement = try db.cachedStatement(sql: """
-            UPDATE edition SET \(assignments), page_id = ?, changed_at = ? WHERE id = ?
-            """)
-        var values = columns(record)
-        values += [pageID, now, id]
-        try statement.execute(arguments: StatementArguments(values))
-        try db.cachedStatement(sql: "DELETE FROM acquisition WHERE edition_id = ?").execute(arguments: [id])
-        try insertAcquisitions(record.entry.acquisitions, editionID: id)
+        var statement = try HotStatement(db, Self.updateSQL)
+        statement.reset()
+        bindColumns(record, to: &statement)
+        statement.bind(pageID)
+        statement.bind(now)
+        statement.bind(id)
+        try statement.run()
+        var delete = try HotStatement(db, "DELETE FROM acquisition WHERE edition_id = ?")
+        delete.reset()
+        delete.bind(id)
+        try delete.run()
+        try insertAcquisitions(record, editionID: id)
     }
 
-    private func insertAcquisitions(_ acquisitions: [Acquisition], editionID: Int64) throws {
+    private func insertAcquisitions(_ record: EntryRecord, editionID: Int64) throws {
+        let acquisitions = record.entry.acquisitions
         guard !acquisitions.isEmpty else { return }
-        let statement = try db.cachedStatement(sql: """
+        var statement = try HotStatement(db, """
             INSERT INTO acquisition (edition_id, position, kind, rel, href, type, indirect, availability_status,
                 availability_since, availability_until, holds_total, holds_position, copies_total, copies_available,
                 price, currency)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         for (position, acquisition) in acquisitions.enumerated() {
-            let values: [(any DatabaseValueConvertible)?] = [
-                editionID, position, acquisition.kind.rawValue, acquisition.rel, acquisition.href, acquisition.type,
-                EntryRecord.indirectJSON(acquisition.indirect), acquisition.availability?.status,
-                acquisition.availability?.since?.timeIntervalSince1970,
-                acquisition.availability?.until?.timeIntervalSince1970, acquisition.holds?.total,
-                acquisition.holds?.position, acquisition.copies?.total, acquisition.copies?.available,
-                acquisition.price?.value, acquisition.price?.currency,
-            ]
-            try statement.execute(arguments: StatementArguments(values))
+            statement.reset()
+            statement.bind(editionID)
+            statement.bind(position)
+            statement.bind(acquisition.kind.rawValue)
+            statement.bind(acquisition.rel)
+            statement.bind(acquisition.href)
+            statement.bind(acquisition.type)
+            statement.bind(EntryRecord.indirectJSON(acquisition.indirect))
+            statement.bind(acquisition.availability?.status)
+            statement.bind(acquisition.availability?.since?.timeIntervalSince1970)
+            statement.bind(acquisition.availability?.until?.timeIntervalSince1970)
+            statement.bind(acquisition.holds?.total)
+            statement.bind(acquisition.holds?.position)
+            statement.bind(acquisition.copies?.total)
+            statement.bind(acquisition.copies?.available)
+            statement.bind(acquisition.price?.value)
+            statement.bind(acquisition.price?.currency)
+            try statement.run()
         }
     }
 

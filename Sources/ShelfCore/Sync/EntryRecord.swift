@@ -1,7 +1,7 @@
 import Foundation
 
 /// An OPDS entry flattened into what the store keeps, with the hashes the diff compares.
-struct EntryRecord {
+struct EntryRecord: Sendable {
     let entry: OPDSEntry
     let authors: String
     let narrators: String
@@ -10,7 +10,6 @@ struct EntryRecord {
     let availability: Availability?
     let holds: Holds?
     let copies: Copies?
-    let detail: String
     let contentHash: Int64
     let changeHash: Int64
 
@@ -23,7 +22,6 @@ struct EntryRecord {
         availability = entry.availability
         holds = entry.holds
         copies = entry.copies
-        detail = EntryRecord.detailJSON(entry)
 
         var change = FNV1a()
         change.combine(entry.updated)
@@ -51,13 +49,32 @@ struct EntryRecord {
         content.combine(entry.revokeURL)
         content.combine(entry.annotationsURL)
         content.combine(entry.isDraft)
-        content.combine(detail)
+        for contributor in entry.authors + entry.contributors {
+            content.combine(contributor.name)
+            content.combine(contributor.roles.count)
+            for role in contributor.roles { content.combine(role) }
+            content.combine(contributor.sortName)
+            content.combine(contributor.uri)
+        }
+        content.combine(entry.categories.count)
+        for category in entry.categories {
+            content.combine(category.scheme)
+            content.combine(category.term)
+            content.combine(category.label)
+        }
+        content.combine(entry.links.count)
+        for link in entry.links {
+            content.combine(link.href)
+            content.combine(link.rel)
+            content.combine(link.type)
+            content.combine(link.title)
+        }
         for acquisition in entry.acquisitions {
             content.combine(acquisition.type)
-            content.combine(EntryRecord.indirectJSON(acquisition.indirect))
+            EntryRecord.combine(acquisition.indirect, into: &content)
             content.combine(acquisition.availability?.status)
-            content.combine(acquisition.availability?.since.map { Int($0.timeIntervalSince1970) })
-            content.combine(acquisition.availability?.until.map { Int($0.timeIntervalSince1970) })
+            content.combine(acquisition.availability?.since?.timeIntervalSince1970)
+            content.combine(acquisition.availability?.until?.timeIntervalSince1970)
             content.combine(acquisition.holds?.total)
             content.combine(acquisition.holds?.position)
             content.combine(acquisition.copies?.total)
@@ -66,6 +83,17 @@ struct EntryRecord {
             content.combine(acquisition.price?.currency)
         }
         contentHash = content.signed
+    }
+
+    /// The stored detail column (contributors, categories, links), built only when the edition is written.
+    var detail: String { EntryRecord.detailJSON(entry) }
+
+    private static func combine(_ nodes: [IndirectAcquisition], into hash: inout FNV1a) {
+        hash.combine(nodes.count)
+        for node in nodes {
+            hash.combine(node.type)
+            combine(node.children, into: &hash)
+        }
     }
 
     /// `audiobook`, `ebook` or `other`.

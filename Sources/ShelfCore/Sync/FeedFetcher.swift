@@ -14,7 +14,8 @@ struct KnownPage: Sendable {
 enum FetchEvent: Sendable {
     /// A page answered 200; its entries follow.
     case page(kind: String, url: String, position: Int, etag: String?, lastModified: String?)
-    case entries([OPDSEntry])
+    /// Entries already flattened and hashed, so the writing thread only compares and writes.
+    case entries([EntryRecord])
     /// The page's feed-level metadata, known once the whole document has been read.
     case pageEnd(OPDSFeedInfo, count: Int)
     /// A page answered 304: what the store has for it is still current.
@@ -146,7 +147,7 @@ final class FeedFetcher: @unchecked Sendable {
             response = try http.get(
                 url,
                 headers: ["Accept": "application/atom+xml;profile=opds-catalog, application/atom+xml, application/xml;q=0.9, */*;q=0.5"],
-                validators: validators, to: scratch)
+                validators: validators, spillingTo: scratch)
         } catch {
             throw SyncError.page(feed: "catalog", page: position, url: address, reason: error)
         }
@@ -168,19 +169,24 @@ final class FeedFetcher: @unchecked Sendable {
         else { return nil }
 
         let parser = OPDSParser(baseURL: URL(string: response.url) ?? url)
-        var batch: [OPDSEntry] = []
+        var batch: [EntryRecord] = []
         batch.reserveCapacity(batchSize)
         var count = 0
         struct WriterGone: Error {}
         let info: OPDSFeedInfo
         do {
-            info = try parser.parse(file: scratch) { entry in
+            let onEntry: (OPDSEntry) throws -> Void = { entry in
                 count += 1
-                batch.append(entry)
-                if batch.count == batchSize {
+                batch.append(EntryRecord(entry))
+                if batch.count == self.batchSize {
                     guard channel.put(.entries(batch)) else { throw WriterGone() }
                     batch.removeAll(keepingCapacity: true)
                 }
+            }
+            if let file = response.bodyFile {
+                info = try parser.parse(file: file, onEntry: onEntry)
+            } else {
+                info = try parser.parse(data: response.body, onEntry: onEntry)
             }
         } catch let error as OPDSParseError {
             throw SyncError.page(feed: "catalog", page: position, url: address, reason: FeedError.parse(error))

@@ -184,7 +184,7 @@ public final class SyncEngine {
         var onRootPage = false
         // The root's own entries are a featured selection when it links a crawlable feed of everything,
         // so they are held back until the root's links (at the end of the document, in Palace feeds) are known.
-        var rootEntries: [OPDSEntry] = []
+        var rootEntries: [EntryRecord] = []
         var rootPageID: Int64?
         var rootInfo: OPDSFeedInfo?
         var crawlable: String?

@@ -11,6 +11,8 @@ public struct HTTPResponse: Sendable {
     public var body: Data
     /// Bytes of body received (after content decoding).
     public var bodyBytes: Int64
+    /// Where the body is when it was too large to keep in memory; `body` is then empty.
+    public var bodyFile: URL?
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
 }
@@ -54,16 +56,21 @@ public final class HTTPClient {
         self.configuration = configuration
     }
 
-    /// GETs `url`, writing a 2xx body to `file` (replaced) and keeping non-2xx bodies in memory (up to 64 KB).
+    /// GETs `url`, keeping a 2xx body in memory up to `memoryLimit` bytes and writing a larger one to `file`
+    /// (`HTTPResponse.bodyFile`); a non-2xx body is kept in memory (up to 64 KB).
     public func get(
-        _ url: URL, headers: [String: String] = [:], validators: CacheValidators? = nil, to file: URL
+        _ url: URL, headers: [String: String] = [:], validators: CacheValidators? = nil, spillingTo file: URL,
+        memoryLimit: Int = 16 * 1_048_576
     ) throws(NetworkError) -> HTTPResponse {
         var lines = headers.map { "\($0.key): \($0.value)" }
         if let etag = validators?.etag { lines.append("If-None-Match: \(etag)") }
         if let modified = validators?.lastModified { lines.append("If-Modified-Since: \(modified)") }
-        let sink = try FileSink(path: file, url: url.absoluteString, limit: configuration.maxBodyBytes)
+        let sink = SpillSink(
+            path: file, url: url.absoluteString, limit: configuration.maxBodyBytes, memoryLimit: memoryLimit)
         defer { sink.close() }
-        return try run(url: url, method: "GET", headerLines: lines, body: nil, sink: sink)
+        var response = try run(url: url, method: "GET", headerLines: lines, body: nil, sink: sink)
+        response.bodyFile = sink.spilledTo
+        return response
     }
 
     /// Sends a request and keeps the whole body in memory (documents, not feeds).
@@ -134,7 +141,7 @@ public final class HTTPClient {
         let status = easy.responseCode
         let response = HTTPResponse(
             status: status, headers: sink.headers, url: easy.effectiveURL ?? urlString,
-            body: sink.memoryBody, bodyBytes: sink.received)
+            body: sink.memoryBody, bodyBytes: sink.received, bodyFile: nil)
         log(method, urlString, "\(status) \(sink.received) bytes", started)
         return response
     }
@@ -190,31 +197,35 @@ final class MemorySink: ResponseSink {
     }
 }
 
-/// Writes a 2xx body to a file; keeps an error body in memory (small) for the message.
-final class FileSink: ResponseSink {
-    private let handle: FileHandle
+/// Keeps a 2xx body in memory up to a threshold and moves it to a file past that, so a typical feed page
+/// never touches the disk and a huge one never fills memory; an error body is kept (64 KB) for the message.
+final class SpillSink: ResponseSink {
+    private let path: URL
     private let limit: Int64
+    private let memoryLimit: Int
     private let url: String
-    private var errorBody = Data()
+    private var held = Data()
+    private var handle: FileHandle?
     private var isError = false
 
-    init(path: URL, url: String, limit: Int64) throws(NetworkError) {
-        guard FileManager.default.createFile(atPath: path.path, contents: nil),
-            let handle = try? FileHandle(forWritingTo: path)
-        else {
-            throw .transfer(url: url, reason: "cannot write \(path.path)")
-        }
-        self.handle = handle
+    init(path: URL, url: String, limit: Int64, memoryLimit: Int) {
+        self.path = path
         self.limit = limit
+        self.memoryLimit = memoryLimit
         self.url = url
     }
 
-    override var memoryBody: Data { errorBody }
+    override var memoryBody: Data { held }
+    /// Where the body went when it outgrew memory.
+    var spilledTo: URL? { handle == nil ? nil : path }
 
     override func restart() {
         super.restart()
-        errorBody.removeAll()
-        try? handle.truncate(atOffset: 0)
+        held.removeAll(keepingCapacity: true)
+        if let handle {
+            try? handle.close()
+            self.handle = nil
+        }
     }
 
     override func header(_ line: Data) {
@@ -223,6 +234,14 @@ final class FileSink: ResponseSink {
             let parts = text.split(separator: " ")
             let status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
             isError = !(200..<300).contains(status)
+        } else if isError == false, handle == nil, line.starts(with: Data("content-length:".utf8)) || line.starts(with: Data("Content-Length:".utf8)) {
+            // Reserve once for the whole page instead of growing the buffer chunk by chunk.
+            let text = String(decoding: line, as: UTF8.self)
+            if let length = Int(text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
+                length <= memoryLimit
+            {
+                held.reserveCapacity(length)
+            }
         }
     }
 
@@ -233,11 +252,25 @@ final class FileSink: ResponseSink {
             return false
         }
         if isError {
-            if errorBody.count < 65_536 { errorBody.append(contentsOf: bytes.prefix(65_536 - errorBody.count)) }
+            if held.count < 65_536 { held.append(contentsOf: bytes.prefix(65_536 - held.count)) }
             return true
         }
         do {
-            try handle.write(contentsOf: Data(bytes))
+            if handle == nil && held.count + bytes.count > memoryLimit {
+                guard FileManager.default.createFile(atPath: path.path, contents: nil) else {
+                    failure = .transfer(url: url, reason: "cannot write \(path.path)")
+                    return false
+                }
+                let handle = try FileHandle(forWritingTo: path)
+                try handle.write(contentsOf: held)
+                held = Data()
+                self.handle = handle
+            }
+            if let handle {
+                try handle.write(contentsOf: Data(bytes))
+            } else {
+                held.append(contentsOf: bytes)
+            }
         } catch {
             failure = .transfer(url: url, reason: "cannot write the response to disk: \(error.localizedDescription)")
             return false
@@ -245,7 +278,7 @@ final class FileSink: ResponseSink {
         return true
     }
 
-    func close() { try? handle.close() }
+    func close() { try? handle?.close() }
 }
 
 /// Keeps credentials out of logs.
