@@ -272,6 +272,23 @@ final class CLIFixture: @unchecked Sendable {
         await fixture.finish()
     }
 
+    @Test func aDamagedDatabaseIsReportedAndLeftInPlace() async throws {
+        let shelf = ShelfRunner()
+        defer { shelf.cleanUp() }
+        try FileManager.default.createDirectory(at: shelf.home, withIntermediateDirectories: true)
+        let database = shelf.home.appendingPathComponent("shelf.sqlite")
+        let garbage = Data(repeating: 0x42, count: 32_768)
+        try garbage.write(to: database)
+        for command in [["sync"], ["list"], ["status"]] {
+            let result = try await shelf.run(command)
+            #expect(result.status == ShelfExit.storeFailure.rawValue, "\(command)")
+            #expect(result.stderr.hasPrefix("shelf: the database \(database.path) is damaged"))
+            #expect(result.stderr.contains("move it aside"))
+            #expect(result.stderr.split(separator: "\n").count == 1)
+        }
+        #expect(try Data(contentsOf: database) == garbage)
+    }
+
     @Test func libraryCommands() async throws {
         let shelf = ShelfRunner()
         defer { shelf.cleanUp() }
