@@ -38,6 +38,14 @@ enum AdminRoutes {
     static func add(to router: Router<DemoRequestContext>, state: DemoState) {
         let admin = router.group("_demo").add(middleware: LoopbackOnly())
         admin.get("switches") { _, _ in try HTTPSupport.json(await state.switches) }
+        // Redirects for the client's tests: `redirect?to=PATH` answers 302 to PATH; `redirect-loop` to itself.
+        admin.get("redirect") { request, _ in
+            let target = request.uri.queryParameters["to"].map(String.init) ?? "/"
+            return Response(status: .found, headers: [.location: target])
+        }
+        admin.get("redirect-loop") { _, _ in
+            Response(status: .found, headers: [.location: "/_demo/redirect-loop"])
+        }
         admin.post("switches") { request, context in
             await state.setSwitches(try await decode(DemoSwitches.self, request, context))
             return try HTTPSupport.json(await state.switches)

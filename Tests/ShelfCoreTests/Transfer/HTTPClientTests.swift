@@ -1,0 +1,138 @@
+import DemoLibrary
+import Foundation
+import Testing
+@testable import ShelfCore
+
+@Suite(.serialized) struct HTTPClientTests {
+    private func withServer(_ body: (URL, DemoLibraryServer) async throws -> Void) async throws {
+        let server = DemoLibraryServer()
+        let url = try await server.start()
+        do {
+            try await body(url, server)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    @Test func followsABoundedNumberOfRedirects() async throws {
+        try await withServer { url, _ in
+            let client = HTTPClient()
+            let followed = try client.request(URL(string: "_demo/redirect?to=/", relativeTo: url)!.absoluteURL)
+            #expect(followed.status == 200)
+            #expect(followed.url == url.absoluteString)
+            #expect(String(decoding: followed.body, as: UTF8.self).contains("<feed"))
+
+            #expect {
+                _ = try client.request(URL(string: "_demo/redirect-loop", relativeTo: url)!.absoluteURL)
+            } throws: { error in
+                guard case NetworkError.tooManyRedirects = error else { return false }
+                return (error as? NetworkError)?.exitCode == .protocolError
+            }
+        }
+    }
+
+    @Test func decodesGzipAndSendsValidators() async throws {
+        try await withServer { url, server in
+            let client = HTTPClient()
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-http-\(UUID()).xml")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let page = URL(string: "crawlable", relativeTo: url)!.absoluteURL
+            let first = try client.get(page, spillingTo: scratch)
+            #expect(first.status == 200)
+            // The server compressed it; what we hold is the XML itself.
+            #expect(first.header("content-encoding") == "gzip")
+            #expect(String(decoding: first.body.prefix(5), as: UTF8.self) == "<?xml")
+            let etag = try #require(first.header("etag"))
+            let second = try client.get(page, validators: CacheValidators(etag: etag), spillingTo: scratch)
+            #expect(second.status == 304)
+            #expect(second.body.isEmpty)
+            #expect(await server.state.notModifiedCount("/crawlable") == 1)
+        }
+    }
+
+    @Test func aLargeBodyGoesToTheFileInsteadOfMemory() async throws {
+        try await withServer { url, _ in
+            let client = HTTPClient()
+            let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-http-\(UUID()).xml")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            let response = try client.get(
+                URL(string: "crawlable", relativeTo: url)!.absoluteURL, spillingTo: scratch, memoryLimit: 1024)
+            #expect(response.bodyFile == scratch)
+            #expect(response.body.isEmpty)
+            let written = try Data(contentsOf: scratch)
+            #expect(Int64(written.count) == response.bodyBytes)
+            #expect(String(decoding: written.suffix(8), as: UTF8.self).contains("</feed>"))
+        }
+    }
+
+    @Test func aBodyOverTheLimitIsRefused() async throws {
+        try await withServer { url, _ in
+            var configuration = HTTPConfiguration()
+            configuration.maxBodyBytes = 1000
+            let client = HTTPClient(configuration: configuration)
+            #expect {
+                _ = try client.request(URL(string: "crawlable", relativeTo: url)!.absoluteURL)
+            } throws: { error in
+                guard case NetworkError.tooLarge = error else { return false }
+                return true
+            }
+        }
+    }
+
+    @Test func refusesACertificateItCannotVerify() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-tls-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let key = directory.appendingPathComponent("key.pem").path
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let make = Process()
+        make.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        make.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
+                          "-subj", "/CN=127.0.0.1", "-days", "1"]
+        make.standardError = FileHandle.nullDevice
+        make.standardOutput = FileHandle.nullDevice
+        try make.run()
+        make.waitUntilExit()
+        try #require(make.terminationStatus == 0)
+
+        // A self-signed TLS server on loopback: a real handshake that must fail verification.
+        var server: Process?
+        var port = 0
+        for candidate in (0..<20).map({ _ in Int.random(in: 20_000...60_000) }) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            process.arguments = ["s_server", "-accept", "127.0.0.1:\(candidate)", "-cert", certificate, "-key", key,
+                                 "-www", "-quiet"]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            try await Task.sleep(for: .milliseconds(300))
+            if process.isRunning {
+                server = process
+                port = candidate
+                break
+            }
+            process.waitUntilExit()
+        }
+        let running = try #require(server)
+        defer {
+            kill(running.processIdentifier, SIGKILL)
+            running.waitUntilExit()
+        }
+        let client = HTTPClient()
+        #expect {
+            _ = try client.request(URL(string: "https://127.0.0.1:\(port)/")!)
+        } throws: { error in
+            guard case NetworkError.tls(let host, _) = error else { return false }
+            return host == "127.0.0.1" && (error as? NetworkError)?.exitCode == .protocolError
+                && (error as? NetworkError)?.description.contains("will not connect insecurely") == true
+        }
+    }
+
+    @Test func credentialsNeverReachTheLog() {
+        #expect(Redaction.url("https://user:secret@lib.example/feed?token=abc&page=2")
+            == "https://***@lib.example/feed?token=***&page=2")
+    }
+}
