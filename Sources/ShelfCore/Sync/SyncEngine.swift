@@ -235,7 +235,6 @@ public final class SyncEngine {
             for entry in rootEntries { count(try applier.apply(entry, pageID: rootPageID), into: &summary) }
             entries += rootEntries.count
         }
-        let root = (info: rootInfo, firstPageID: rootPageID)
         summary.entries = entries
 
         let catalogBefore = try applier.catalogCount()
@@ -253,7 +252,7 @@ public final class SyncEngine {
         try db.execute(sql: """
             DELETE FROM feed_page WHERE library_id = ? AND fetched_at < ?
             """, arguments: [library.id, started.timeIntervalSince1970])
-        let info = root.info
+        let info = rootInfo
         try db.execute(sql: """
             UPDATE library SET catalog_title = COALESCE(?, catalog_title), crawlable_url = ?,
                 shelf_url = COALESCE(?, shelf_url), auth_document_url = COALESCE(?, auth_document_url),
