@@ -145,13 +145,7 @@ final class EntryApplier {
         }
         statement.bind(entry.isDraft)
         statement.bind(entry.isPaid)
-        statement.bind(record.availability?.status)
-        statement.bind(record.availability?.since?.timeIntervalSince1970)
-        statement.bind(record.availability?.until?.timeIntervalSince1970)
-        statement.bind(record.holds?.total)
-        statement.bind(record.holds?.position)
-        statement.bind(record.copies?.total)
-        statement.bind(record.copies?.available)
+        statement.bindCirculation(record.availability, record.holds, record.copies)
         statement.bind(record.entitlement.rawValue)
         statement.bind(record.detail)
         statement.bind(record.contentHash)
@@ -227,13 +221,7 @@ final class EntryApplier {
             statement.bind(acquisition.href)
             statement.bind(acquisition.type)
             statement.bind(EntryRecord.indirectJSON(acquisition.indirect))
-            statement.bind(acquisition.availability?.status)
-            statement.bind(acquisition.availability?.since?.timeIntervalSince1970)
-            statement.bind(acquisition.availability?.until?.timeIntervalSince1970)
-            statement.bind(acquisition.holds?.total)
-            statement.bind(acquisition.holds?.position)
-            statement.bind(acquisition.copies?.total)
-            statement.bind(acquisition.copies?.available)
+            statement.bindCirculation(acquisition.availability, acquisition.holds, acquisition.copies)
             statement.bind(acquisition.price?.value)
             statement.bind(acquisition.price?.currency)
             try statement.run()
@@ -280,5 +268,19 @@ final class EntryApplier {
                                          now, old.id])
             try event(old.id, "state", "\(old.lifecycle.state.label) → \(next.state.label): the publisher changed the edition")
         }
+    }
+}
+
+extension HotStatement {
+    /// Binds the seven circulation columns (availability status, since, until; holds total, position; copies
+    /// total, available) that editions and acquisitions share, in that order.
+    mutating func bindCirculation(_ availability: Availability?, _ holds: Holds?, _ copies: Copies?) {
+        bind(availability?.status)
+        bind(availability?.since?.timeIntervalSince1970)
+        bind(availability?.until?.timeIntervalSince1970)
+        bind(holds?.total)
+        bind(holds?.position)
+        bind(copies?.total)
+        bind(copies?.available)
     }
 }

@@ -21,10 +21,22 @@ final class SyncFixture: @unchecked Sendable {
 
     var state: DemoState { server.state }
 
-    func sync(lockTimeout: TimeInterval = 1) throws -> SyncSummary {
+    /// Syncs on a thread of its own: the demo library answers from Swift concurrency's few threads, which a
+    /// blocking sync must not hold.
+    func sync(lockTimeout: TimeInterval = 1) async throws -> SyncSummary {
+        let (store, home, library) = (self.store, test.home, self.library)
+        return try await offloaded {
+            var options = SyncOptions()
+            options.lockTimeout = lockTimeout
+            options.http.stallTimeout = 5
+            return try SyncEngine(store: store, home: home, options: options).sync(library)
+        }
+    }
+
+    /// The same, blocking the caller: only for syncs that fail before any request.
+    func syncBlocking() throws -> SyncSummary {
         var options = SyncOptions()
-        options.lockTimeout = lockTimeout
-        options.http.stallTimeout = 5
+        options.lockTimeout = 1
         return try SyncEngine(store: store, home: test.home, options: options).sync(library)
     }
 
@@ -49,7 +61,7 @@ final class SyncFixture: @unchecked Sendable {
     @Test func aFullSyncStoresEveryTitleWithItsFields() async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        let summary = try fixture.sync()
+        let summary = try await fixture.sync()
         let expected = await fixture.state.pageCount
         #expect(summary.added == 23)
         #expect(summary.changed == 0 && summary.removed == 0)
@@ -80,10 +92,10 @@ final class SyncFixture: @unchecked Sendable {
     @Test func anUnchangedResyncIsAnsweredWith304sAndChangesNothing() async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         let before = try fixture.snapshot()
         await fixture.state.resetStats()
-        let summary = try fixture.sync()
+        let summary = try await fixture.sync()
         #expect(summary.pagesNotModified == summary.pages)
         #expect(summary.added == 0 && summary.changed == 0 && summary.removed == 0)
         #expect(summary.entries == 23)
@@ -94,7 +106,7 @@ final class SyncFixture: @unchecked Sendable {
     @Test func aDownloadedEditionBecomesUpdatedWhenThePublisherChangesUpdated() async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         let id = "urn:uuid:7d3c0004-5a1e-4c6b-9f0e-d0c5e1f00004"
         for event in [LifecycleEvent.downloadRequested, .authorised, .transferFinished, .processed] {
             try fixture.store.applyLifecycle(event, to: id, in: fixture.library)
@@ -103,7 +115,7 @@ final class SyncFixture: @unchecked Sendable {
         let old = try fixture.store.edition(id, in: fixture.library).updated
         let changed = try await fixture.state.touch(id: id, updated: Date(timeIntervalSince1970: 1_800_000_000))
 
-        let summary = try fixture.sync()
+        let summary = try await fixture.sync()
         #expect(summary.changed == 1)
         #expect(summary.added == 0 && summary.removed == 0)
         let detail = try fixture.store.edition(id, in: fixture.library)
@@ -120,14 +132,14 @@ final class SyncFixture: @unchecked Sendable {
     @Test func anAcquisitionHrefChangeIsAChangeToo() async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
         let before = try fixture.store.edition(id, in: fixture.library).acquisitions.first?.href
         for event in [LifecycleEvent.downloadRequested, .authorised, .transferFinished, .processed] {
             try fixture.store.applyLifecycle(event, to: id, in: fixture.library)
         }
         try await fixture.state.setAcquisitionHref(id: id, href: "/fulfil/sherlock-v2")
-        let summary = try fixture.sync()
+        let summary = try await fixture.sync()
         #expect(summary.changed == 1)
         let detail = try fixture.store.edition(id, in: fixture.library)
         #expect(detail.summary.state == .updated)
@@ -140,10 +152,10 @@ final class SyncFixture: @unchecked Sendable {
     @Test func aNewEditionStaysNewWhenItChanges() async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         let id = "urn:uuid:7d3c0005-5a1e-4c6b-9f0e-d0c5e1f00005"
         try await fixture.state.touch(id: id)
-        #expect(try fixture.sync().changed == 1)
+        #expect(try await fixture.sync().changed == 1)
         let detail = try fixture.store.edition(id, in: fixture.library)
         #expect(detail.summary.state == .new)
         #expect(!detail.history.contains { $0.kind == "state" })
@@ -152,11 +164,11 @@ final class SyncFixture: @unchecked Sendable {
     @Test func anEntryGoneFromTheFeedIsRecordedAsRemovedAndCanComeBack() async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         let id = "urn:uuid:7d3c0003-5a1e-4c6b-9f0e-d0c5e1f00003"
         let title = try #require(await fixture.state.title(id: id))
         try await fixture.state.remove(id: id)
-        let summary = try fixture.sync()
+        let summary = try await fixture.sync()
         #expect(summary.removed == 1)
         #expect(summary.catalogTitles == 22)
         let detail = try fixture.store.edition(id, in: fixture.library)
@@ -168,7 +180,7 @@ final class SyncFixture: @unchecked Sendable {
             .contains { $0.id == id })
 
         try await fixture.state.add(title)
-        let back = try fixture.sync()
+        let back = try await fixture.sync()
         #expect(back.restored == 1 && back.added == 0)
         #expect(try fixture.store.edition(id, in: fixture.library).summary.inCatalog)
     }
@@ -176,11 +188,11 @@ final class SyncFixture: @unchecked Sendable {
     @Test func anEmptyCatalogDoesNotRemoveEverything() async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         for index in 1...23 {
             try await fixture.state.remove(id: String(format: "urn:uuid:7d3c%04x-5a1e-4c6b-9f0e-d0c5e1f%05x", index, index))
         }
-        let summary = try fixture.sync()
+        let summary = try await fixture.sync()
         #expect(summary.removed == 0)
         #expect(summary.catalogTitles == 23)
         #expect(summary.warnings.contains { $0.contains("came back empty") })
@@ -196,12 +208,12 @@ final class SyncFixture: @unchecked Sendable {
     ) async throws {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         try await fixture.state.touch(id: "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001")
         let before = try fixture.snapshot()
         await fixture.state.setFaults(faults, page: page)
-        #expect(sourceLocation: sourceLocation) {
-            _ = try fixture.sync()
+        await #expect(sourceLocation: sourceLocation) {
+            _ = try await fixture.sync()
         } throws: { error in
             guard let failure = error as? ShelfFailure else { return false }
             let text = failure.description
@@ -215,7 +227,7 @@ final class SyncFixture: @unchecked Sendable {
         #expect(library.lastSyncStatus == "failed", sourceLocation: sourceLocation)
         // The failure is remembered, and the next good sync applies everything.
         await fixture.state.setFaults(PageFaults(), page: page)
-        #expect(try fixture.sync().changed == 1, sourceLocation: sourceLocation)
+        #expect(try await fixture.sync().changed == 1, sourceLocation: sourceLocation)
     }
 
     @Test func aServerErrorOnPage3() async throws {
@@ -256,11 +268,11 @@ final class SyncFixture: @unchecked Sendable {
 
     @Test func anUnreachableServer() async throws {
         let fixture = try await SyncFixture()
-        _ = try fixture.sync()
+        _ = try await fixture.sync()
         let before = try fixture.snapshot()
         await fixture.stop()
-        #expect {
-            _ = try fixture.sync()
+        await #expect {
+            _ = try await fixture.sync()
         } throws: { error in
             guard let failure = error as? ShelfFailure else { return false }
             return failure.exitCode == .offline && failure.description.contains("offline: cannot reach 127.0.0.1")
@@ -273,8 +285,8 @@ final class SyncFixture: @unchecked Sendable {
         defer { Task { await fixture.stop() } }
         try fixture.test.home.prepare()
         let held = try #require(try FileLock.acquire(fixture.test.home.syncLock, timeout: 0))
-        #expect {
-            _ = try fixture.sync(lockTimeout: 0.2)
+        await #expect {
+            _ = try await fixture.sync(lockTimeout: 0.2)
         } throws: { error in
             guard case SyncError.busy(let pid) = error else { return false }
             return pid == getpid() && SyncError.busy(pid: pid).exitCode == .busy
@@ -292,7 +304,7 @@ final class SyncFixture: @unchecked Sendable {
             try other.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
                 #expect {
-                    _ = try fixture.sync()
+                    _ = try fixture.syncBlocking()
                 } throws: { error in
                     (error as? ShelfFailure)?.exitCode == .storeLocked
                 }
@@ -300,6 +312,6 @@ final class SyncFixture: @unchecked Sendable {
             }
         }
         try syncWhileLocked()
-        #expect(try fixture.sync().added == 23)
+        #expect(try await fixture.sync().added == 23)
     }
 }

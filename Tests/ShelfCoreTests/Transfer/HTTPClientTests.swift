@@ -18,14 +18,17 @@ import Testing
 
     @Test func followsABoundedNumberOfRedirects() async throws {
         try await withServer { url, _ in
-            let client = HTTPClient()
-            let followed = try client.request(URL(string: "_demo/redirect?to=/", relativeTo: url)!.absoluteURL)
+            let followed = try await offloaded {
+                try HTTPClient().request(URL(string: "_demo/redirect?to=/", relativeTo: url)!.absoluteURL)
+            }
             #expect(followed.status == 200)
             #expect(followed.url == url.absoluteString)
             #expect(String(decoding: followed.body, as: UTF8.self).contains("<feed"))
 
-            #expect {
-                _ = try client.request(URL(string: "_demo/redirect-loop", relativeTo: url)!.absoluteURL)
+            await #expect {
+                _ = try await offloaded {
+                    try HTTPClient().request(URL(string: "_demo/redirect-loop", relativeTo: url)!.absoluteURL)
+                }
             } throws: { error in
                 guard case NetworkError.tooManyRedirects = error else { return false }
                 return (error as? NetworkError)?.exitCode == .protocolError
@@ -35,17 +38,18 @@ import Testing
 
     @Test func decodesGzipAndSendsValidators() async throws {
         try await withServer { url, server in
-            let client = HTTPClient()
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-http-\(UUID()).xml")
             defer { try? FileManager.default.removeItem(at: scratch) }
             let page = URL(string: "crawlable", relativeTo: url)!.absoluteURL
-            let first = try client.get(page, spillingTo: scratch)
+            let first = try await offloaded { try HTTPClient().get(page, spillingTo: scratch) }
             #expect(first.status == 200)
             // The server compressed it; what we hold is the XML itself.
             #expect(first.header("content-encoding") == "gzip")
             #expect(String(decoding: first.body.prefix(5), as: UTF8.self) == "<?xml")
             let etag = try #require(first.header("etag"))
-            let second = try client.get(page, validators: CacheValidators(etag: etag), spillingTo: scratch)
+            let second = try await offloaded {
+                try HTTPClient().get(page, validators: CacheValidators(etag: etag), spillingTo: scratch)
+            }
             #expect(second.status == 304)
             #expect(second.body.isEmpty)
             #expect(await server.state.notModifiedCount("/crawlable") == 1)
@@ -54,11 +58,12 @@ import Testing
 
     @Test func aLargeBodyGoesToTheFileInsteadOfMemory() async throws {
         try await withServer { url, _ in
-            let client = HTTPClient()
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-http-\(UUID()).xml")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            let response = try client.get(
-                URL(string: "crawlable", relativeTo: url)!.absoluteURL, spillingTo: scratch, memoryLimit: 1024)
+            let response = try await offloaded {
+                try HTTPClient().get(
+                    URL(string: "crawlable", relativeTo: url)!.absoluteURL, spillingTo: scratch, memoryLimit: 1024)
+            }
             #expect(response.bodyFile == scratch)
             #expect(response.body.isEmpty)
             let written = try Data(contentsOf: scratch)
@@ -69,11 +74,13 @@ import Testing
 
     @Test func aBodyOverTheLimitIsRefused() async throws {
         try await withServer { url, _ in
-            var configuration = HTTPConfiguration()
-            configuration.maxBodyBytes = 1000
-            let client = HTTPClient(configuration: configuration)
-            #expect {
-                _ = try client.request(URL(string: "crawlable", relativeTo: url)!.absoluteURL)
+            await #expect {
+                _ = try await offloaded {
+                    var configuration = HTTPConfiguration()
+                    configuration.maxBodyBytes = 1000
+                    return try HTTPClient(configuration: configuration)
+                        .request(URL(string: "crawlable", relativeTo: url)!.absoluteURL)
+                }
             } throws: { error in
                 guard case NetworkError.tooLarge = error else { return false }
                 return true
