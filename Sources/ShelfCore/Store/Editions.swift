@@ -349,8 +349,8 @@ extension Store {
                 lastSyncStatus: library.lastSyncStatus, lastSyncMessage: library.lastSyncMessage, states: states,
                 titles: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1"),
                 removed: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 0"),
-                loans: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND entitlement = 'loan'"),
-                holds: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND entitlement IN ('hold', 'hold-ready')"),
+                loans: try count("SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind = 'loan'"),
+                holds: try count("SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind != 'loan'"),
                 lastChanges: changes)
         }
     }
