@@ -111,7 +111,7 @@ public final class DemoLibraryServer: Sendable {
         let router = Router(context: DemoRequestContext.self)
         router.add(middleware: DemoStateMiddleware(state: state))
         CatalogRoutes.add(to: router, state: state)
-        LoansRoutes.add(to: router, state: state, realm: configuration.libraryName)
+        LoansRoutes.add(to: router, state: state, configuration: configuration)
         AdminRoutes.add(to: router, state: state)
         // Quiet by default: the executable's stdout carries only its "listening on" line.
         var logger = Logger(label: "shelf-demo-library") { label in StreamLogHandler.standardError(label: label) }

@@ -22,19 +22,43 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
     @Option(help: "Delay every response by this many milliseconds.")
     var delayMs = 0
 
+    @Flag(help: "Start every patron with an empty shelf (no loans, no holds).")
+    var emptyShelf = false
+
+    @Option(help: "Sign-in flows the authentication document offers, comma-separated: basic, basic-token, or a type URI.")
+    var auth = "basic,basic-token"
+
+    @Option(help: "Lifetime of a bearer token, in seconds.")
+    var tokenLifetime = 3_600
+
+    var authFlows: [DemoAuthFlow] {
+        auth.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.map { name in
+            switch name {
+            case "basic": .basic
+            case "basic-token": .basicToken
+            default: .other(type: name)
+            }
+        }
+    }
+
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard pageSize >= 1 else { throw ValidationError("--page-size must be at least 1") }
         guard (generatedEntries ?? 0) >= 0 else { throw ValidationError("--generate must not be negative") }
         guard delayMs >= 0 else { throw ValidationError("--delay-ms must not be negative") }
+        guard tokenLifetime >= 0 else { throw ValidationError("--token-lifetime must not be negative") }
+        guard !authFlows.isEmpty else { throw ValidationError("--auth needs at least one flow") }
     }
 
     func run() async throws {
         let server = DemoLibraryServer(configuration: DemoConfiguration(
             pageSize: pageSize,
             generatedEntries: generatedEntries,
+            startingShelf: !emptyShelf,
             port: port,
-            delayMilliseconds: delayMs
+            delayMilliseconds: delayMs,
+            authFlows: authFlows,
+            tokenLifetime: TimeInterval(tokenLifetime)
         ))
         let prerender = generatedEntries != nil
         try await server.run { url in

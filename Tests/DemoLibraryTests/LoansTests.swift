@@ -8,9 +8,9 @@ import Testing
             let anonymous = try await HTTPTestClient.get(url.path("loans/"))
             #expect(anonymous.status == 401)
             #expect(anonymous.header("WWW-Authenticate")?.hasPrefix("Basic realm=") == true)
-            #expect(anonymous.header("Content-Type") == "application/api-problem+json")
-            let problem = try #require(try JSONSerialization.jsonObject(with: Data(anonymous.body)) as? [String: Any])
-            #expect(problem["status"] as? Int == 401)
+            #expect(anonymous.header("Content-Type") == "application/vnd.opds.authentication.v1.0+json")
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(anonymous.body)) as? [String: Any])
+            #expect(document["authentication"] is [[String: Any]])
 
             let wrong = try await HTTPTestClient.get(url.path("loans/"), headers: basic("demo", "9999"))
             #expect(wrong.status == 401)

@@ -1,4 +1,4 @@
-/// The library's Authentication for OPDS 1.0 document, with one basic-auth flow.
+/// The library's Authentication for OPDS 1.0 document, with the flows the configuration offers.
 struct AuthenticationDocument: Codable, Sendable {
     static let mediaType = "application/vnd.opds.authentication.v1.0+json"
 
@@ -20,8 +20,9 @@ struct AuthenticationDocument: Codable, Sendable {
         }
         var type: String
         var description: String
-        var labels: Labels
-        var inputs: [String: Input]
+        var labels: Labels?
+        var inputs: [String: Input]?
+        var links: [Link]?
     }
 
     var id: String
@@ -30,27 +31,38 @@ struct AuthenticationDocument: Codable, Sendable {
     var authentication: [Flow]
     var links: [Link]
 
-    static func basic(base: String, libraryName: String) -> AuthenticationDocument {
-        AuthenticationDocument(
+    static func make(base: String, libraryName: String, flows: [DemoAuthFlow]) -> AuthenticationDocument {
+        let labels = Flow.Labels(login: "Library card", password: "PIN")
+        let inputs: [String: Flow.Input] = [
+            "login": .init(keyboard: "Default", barcode_format: "Codabar"),
+            "password": .init(keyboard: "Number pad", maximum_length: 4),
+        ]
+        return AuthenticationDocument(
             id: base + "authentication_document",
             title: libraryName,
             description: "A demonstration library served by shelf on this computer.",
-            authentication: [
-                Flow(
-                    type: "http://opds-spec.org/auth/basic",
-                    description: "Library Barcode",
-                    labels: .init(login: "Barcode", password: "PIN"),
-                    inputs: [
-                        "login": .init(keyboard: "Default", barcode_format: "Codabar"),
-                        "password": .init(keyboard: "Number pad", maximum_length: 4),
-                    ]
-                ),
-            ],
+            authentication: flows.map { flow in
+                switch flow {
+                case .basic:
+                    Flow(type: flow.type, description: "Library card", labels: labels, inputs: inputs)
+                case .basicToken:
+                    Flow(type: flow.type, description: "Library card", labels: labels, inputs: inputs,
+                         links: [Link(rel: "authenticate", href: base + "patrons/me/token/", type: nil)])
+                case .other:
+                    Flow(type: flow.type, description: "Sign in with your library",
+                         links: [Link(rel: "authenticate", href: base + "saml_authenticate?provider=demo", type: nil)])
+                }
+            },
             links: [
                 Link(rel: "start", href: base, type: FeedRenderer.acquisitionFeedType),
                 Link(rel: "http://opds-spec.org/shelf", href: base + "loans/", type: FeedRenderer.acquisitionFeedType),
                 Link(rel: "help", href: "mailto:help@example.org", type: nil),
             ]
         )
+    }
+
+    /// What the `malformedAuthDocument` switch serves: JSON cut off in the middle.
+    static func malformed(base: String) -> String {
+        #"{"id": "\#(base)authentication_document", "title": "Shelf Demo Library", "authentication": [{"type": "http:"#
     }
 }

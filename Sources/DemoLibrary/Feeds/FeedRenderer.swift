@@ -232,12 +232,18 @@ struct FeedRenderer: Sendable {
             out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
         case .hold(let loan):
             let href = t.acquisitionHref.map(resolve) ?? workPath + "/borrow"
-            let position = loan.position ?? 1
             out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition/borrow\""
                 + " type=\"\(Self.entryType)\">\n"
             indirect(drmType, contentType, into: &out)
-            out += "      <opds:availability status=\"reserved\"" + period(loan) + "/>\n"
-            out += "      <opds:holds total=\"\(max(pool.holdsTotal, position))\" position=\"\(position)\"/>\n"
+            if loan.isReady {
+                // A copy waits for the patron until `until`; Palace writes no queue position then.
+                out += "      <opds:availability status=\"ready\"" + period(loan) + "/>\n"
+                out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
+            } else {
+                let position = loan.position ?? 1
+                out += "      <opds:availability status=\"reserved\"" + period(loan) + "/>\n"
+                out += "      <opds:holds total=\"\(max(pool.holdsTotal, position))\" position=\"\(position)\"/>\n"
+            }
             out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
         }
     }

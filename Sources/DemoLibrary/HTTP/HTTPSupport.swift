@@ -46,18 +46,6 @@ enum HTTPSupport {
         return false
     }
 
-    /// The credentials of an `Authorization: Basic` header.
-    static func basicCredentials(_ request: Request) -> (username: String, password: String)? {
-        guard let header = request.headers[.authorization] else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic",
-              let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
-              let decoded = String(data: data, encoding: .utf8),
-              let colon = decoded.firstIndex(of: ":")
-        else { return nil }
-        return (String(decoded[..<colon]), String(decoded[decoded.index(after: colon)...]))
-    }
-
     static func response(_ body: ByteBuffer, status: HTTPResponse.Status = .ok, contentType: String,
                          headers extra: HTTPFields = [:]) -> Response {
         var headers = extra

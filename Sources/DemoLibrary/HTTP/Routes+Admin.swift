@@ -93,6 +93,72 @@ enum AdminRoutes {
             try await state.remove(id: id(context))
             return Response(status: .noContent)
         }
+        admin.get("titles/{id}") { _, context in
+            guard let title = await state.title(id: id(context)) else { throw DemoLibraryError.unknownTitle(id(context)) }
+            return try HTTPSupport.json(title)
+        }
+        addCirculation(to: admin, state: state)
+    }
+
+    struct PatronStatus: Codable {
+        var username: String
+        var loans: [DemoLoan]
+    }
+
+    struct ClockRequest: Codable {
+        var advanceSeconds: Double
+    }
+
+    struct ClockStatus: Codable {
+        var offsetSeconds: Double
+        var now: Date
+    }
+
+    /// Acting as any patron, moving the clock and expiring tokens, for scripts and the client's tests.
+    private static func addCirculation(to admin: RouterGroup<DemoRequestContext>, state: DemoState) {
+        admin.get("patrons") { _, _ in
+            let patrons = await state.patronsSettled()
+            return try HTTPSupport.json(patrons.map { PatronStatus(username: $0.username, loans: $0.loans) })
+        }
+        admin.get("patrons/{username}") { _, context in
+            let username = context.parameters.get("username") ?? ""
+            guard let patron = await state.patron(named: username) else {
+                return LoansRoutes.problem(.unknownPatron(username))
+            }
+            return try HTTPSupport.json(PatronStatus(username: patron.username, loans: patron.loans))
+        }
+        admin.post("patrons/{username}/borrow/{id}") { _, context in
+            let username = context.parameters.get("username") ?? ""
+            do {
+                let result = try await state.borrow(id(context), as: username)
+                return try HTTPSupport.json(result, status: result.created ? .created : .ok)
+            } catch let error as DemoCirculationError {
+                return LoansRoutes.problem(error)
+            }
+        }
+        admin.post("patrons/{username}/revoke/{id}") { _, context in
+            let username = context.parameters.get("username") ?? ""
+            do {
+                return try HTTPSupport.json(try await state.revoke(id(context), as: username))
+            } catch let error as DemoCirculationError {
+                return LoansRoutes.problem(error)
+            }
+        }
+        admin.get("clock") { _, _ in
+            try HTTPSupport.json(ClockStatus(offsetSeconds: await state.clockOffset, now: await state.now))
+        }
+        admin.post("clock") { request, context in
+            let body = try await decode(ClockRequest.self, request, context)
+            guard body.advanceSeconds.isFinite, body.advanceSeconds >= 0 else {
+                throw DemoLibraryError.invalidArgument("advanceSeconds must be a number of seconds, zero or more")
+            }
+            await state.advanceClock(by: body.advanceSeconds)
+            return try HTTPSupport.json(ClockStatus(offsetSeconds: await state.clockOffset, now: await state.now))
+        }
+        admin.post("tokens/expire") { _, _ in
+            await state.expireAllTokens()
+            return Response(status: .noContent)
+        }
     }
 
     private static func id(_ context: DemoRequestContext) -> String {

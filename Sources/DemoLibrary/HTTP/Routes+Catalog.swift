@@ -21,9 +21,15 @@ enum CatalogRoutes {
             let page = request.uri.queryParameters["page"].map { Int($0) ?? 0 } ?? 1
             return try await crawlable(page: page, request: request, state: state)
         }
-        router.get("/works/{id}") { _, context in
+        router.get("/works/{id}") { request, context in
             let id = (context.parameters.get("id") ?? "").removingPercentEncoding ?? ""
-            guard let document = await state.entryDocument(id: id) else {
+            // Anonymous like the feeds; a signed-in patron sees their own loan or hold.
+            let username: String? = if case .patron(let name) = await state.authenticate(request.headers[.authorization]) {
+                name
+            } else {
+                nil
+            }
+            guard let document = await state.entryDocument(id: id, for: username) else {
                 return HTTPSupport.notFound("no work with id \(id)")
             }
             return HTTPSupport.xml(document, contentType: HTTPSupport.atomEntry)
@@ -37,8 +43,23 @@ enum CatalogRoutes {
                                         headers: [.cacheControl: "public, max-age=86400"])
         }
         router.get("/authentication_document") { _, _ in
-            try HTTPSupport.json(await state.authenticationDocument(), contentType: AuthenticationDocument.mediaType)
+            await authenticationDocument(state: state)
         }
+    }
+
+    /// The Authentication for OPDS document (or, with the `malformedAuthDocument` switch, broken JSON).
+    static func authenticationDocument(
+        state: DemoState, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+    ) async -> Response {
+        let type = AuthenticationDocument.mediaType
+        if await state.switches.malformedAuthDocument {
+            let body = AuthenticationDocument.malformed(base: await state.renderer.base)
+            return HTTPSupport.response(ByteBuffer(string: body), status: status, contentType: type, headers: headers)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(await state.authenticationDocument())) ?? Data("{}".utf8)
+        return HTTPSupport.response(ByteBuffer(bytes: body), status: status, contentType: type, headers: headers)
     }
 
     static func crawlable(page: Int, request: Request, state: DemoState) async throws -> Response {

@@ -14,9 +14,10 @@ public struct DemoLoan: Codable, Sendable, Hashable {
     public var kind: Kind
     /// When the loan or hold started.
     public var start: Date
-    /// When the loan ends or the hold expires.
+    /// When the loan ends; for a waiting hold, when a copy is expected; for a ready hold, the
+    /// deadline to borrow it.
     public var end: Date?
-    /// Position in the holds queue (1 is next), for holds.
+    /// Position in the holds queue (1 is next), for holds; 0 when a copy waits for the patron.
     public var position: Int?
 
     /// Creates a loan or hold.
@@ -27,6 +28,9 @@ public struct DemoLoan: Codable, Sendable, Hashable {
         self.end = end
         self.position = position
     }
+
+    /// A hold whose copy is set aside for the patron, to borrow before `end`.
+    public var isReady: Bool { kind == .hold && position == 0 }
 }
 
 /// The demo patron: credentials plus the loans and holds on their shelf.

@@ -35,38 +35,52 @@ public struct DemoMutation: Codable, Sendable, Equatable {
     public var changedPages: [Int]
 }
 
-/// The demo library's mutable state: catalog, patron, fault switches, request counts and the page cache.
+/// The demo library's mutable state: catalog, patrons, fault switches, request counts and the page cache.
 public actor DemoState {
     /// Entries per crawlable page.
     public nonisolated let pageSize: Int
-    private let configuration: DemoConfiguration
-    /// The works on offer, in crawl order.
-    public private(set) var catalog: DemoCatalog
-    /// The demo patron and their shelf.
-    public private(set) var patron: DemoPatron
+    let configuration: DemoConfiguration
+    /// The works on offer, in crawl order; license pools count every loan and hold.
+    public internal(set) var catalog: DemoCatalog
+    /// The patrons and their shelves, the configured first patron first.
+    public internal(set) var patrons: [DemoPatron]
     /// The fault switches in force.
     public private(set) var switches: DemoSwitches
     /// Requests answered so far.
-    public private(set) var stats = DemoRequestStats()
+    public internal(set) var stats = DemoRequestStats()
 
-    private var renderer: FeedRenderer
-    private var cache: [Int: RenderedPage] = [:]
+    var renderer: FeedRenderer
+    var cache: [Int: RenderedPage] = [:]
     /// Pages whose content changed by something other than an entry's `updated` (a removal, an
     /// href change) carry the time of that change, so Last-Modified still moves forward.
     private var pageStamps: [Int: Date] = [:]
-    private var lastStamp: Date
+    var lastStamp: Date
+    /// Who waits for each work, first in line first; patrons whose copy is ready are not in it.
+    /// Waiting holds of other, unnamed patrons fill the rest, so the length follows `holdsTotal`.
+    var queues: [String: [DemoHolder]]
+    /// Bearer tokens issued by `/patrons/me/token/`.
+    var tokens: [String: DemoToken] = [:]
+    /// Seconds added to the real clock by `advanceClock(by:)`.
+    public internal(set) var clockOffset: TimeInterval = 0
 
-    /// Creates state for a catalog; the patron starts with two loans and a hold from it.
+    /// Creates state for a catalog; unless the configuration says otherwise, the first patron
+    /// starts with two loans and a hold from it.
     public init(configuration: DemoConfiguration = .init(), catalog: DemoCatalog) {
         self.configuration = configuration
         self.pageSize = max(1, configuration.pageSize)
-        self.catalog = catalog
+        var catalog = catalog
         let now = Date()
-        self.patron = DemoPatron(
-            username: configuration.username,
-            password: configuration.password,
-            loans: DemoPatron.startingLoans(in: catalog, now: now)
-        )
+        var patrons = configuration.accounts.map { DemoPatron(username: $0.username, password: $0.password) }
+        var queues: [String: [DemoHolder]] = [:]
+        if configuration.startingShelf {
+            patrons[0].loans = Self.seatStartingShelf(
+                DemoPatron.startingLoans(in: catalog, now: now), for: patrons[0].username,
+                catalog: &catalog, queues: &queues
+            )
+        }
+        self.catalog = catalog
+        self.patrons = patrons
+        self.queues = queues
         self.switches = DemoSwitches(delayMilliseconds: configuration.delayMilliseconds)
         self.renderer = FeedRenderer(base: "http://127.0.0.1/", libraryName: configuration.libraryName)
         self.lastStamp = DemoDates.wholeSeconds(now)
@@ -100,6 +114,11 @@ public actor DemoState {
     /// Makes the loans feed come back with no entries, or restores it.
     public func setEmptyLoans(_ empty: Bool) {
         switches.emptyLoans = empty
+    }
+
+    /// Changes some switches in one step, e.g. `{ $0.borrowFails = true }`.
+    public func updateSwitches(_ change: @Sendable (inout DemoSwitches) -> Void) {
+        change(&switches)
     }
 
     /// Turns every fault off.
@@ -174,7 +193,7 @@ public actor DemoState {
         try apply(id: id, stamp: nextStamp(), change)
     }
 
-    private func apply(id: String, stamp: Date, _ change: (inout DemoTitle) -> Void) throws -> DemoTitle {
+    func apply(id: String, stamp: Date, _ change: (inout DemoTitle) -> Void) throws -> DemoTitle {
         guard let position = catalog.position(of: id) else { throw DemoLibraryError.unknownTitle(id) }
         var title = catalog[position]
         change(&title)
@@ -191,7 +210,8 @@ public actor DemoState {
         guard let position = catalog.position(of: id) else { throw DemoLibraryError.unknownTitle(id) }
         let pagesBefore = pageCount
         catalog.remove(at: position)
-        patron.loans.removeAll { $0.titleID == id }
+        for index in patrons.indices { patrons[index].loans.removeAll { $0.titleID == id } }
+        queues[id] = nil
         changed(fromPage: position / pageSize + 1, pagesBefore: pagesBefore)
     }
 
@@ -239,8 +259,8 @@ public actor DemoState {
         return mutation
     }
 
-    private func nextStamp() -> Date {
-        lastStamp = max(DemoDates.wholeSeconds(Date()), lastStamp.addingTimeInterval(1))
+    func nextStamp() -> Date {
+        lastStamp = max(DemoDates.wholeSeconds(now), lastStamp.addingTimeInterval(1))
         return lastStamp
     }
 
@@ -311,6 +331,7 @@ public actor DemoState {
 
     /// Decides how to answer a request for a crawlable page.
     func plan(page: Int, acceptsGzip: Bool) throws -> PagePlan {
+        settle()
         guard page >= 1, page <= pageCount else { return .notFound(pageCount: pageCount) }
         let faults = switches.pages[page] ?? PageFaults()
         if let status = faults.status { return .status(status) }
@@ -368,7 +389,8 @@ public actor DemoState {
 
     /// The root feed and the time the catalog last changed.
     func rootFeedWithDate() -> (String, Date) {
-        (rootFeed(), lastStamp)
+        settle()
+        return (rootFeed(), lastStamp)
     }
 
     /// The root feed.
@@ -381,33 +403,36 @@ public actor DemoState {
         return renderer.root(featured: featured, updated: lastStamp)
     }
 
-    /// The patron's loans feed (empty while the `emptyLoans` switch is on).
-    func loansFeed() -> String {
-        let items: [(DemoTitle, DemoLoan)] = switches.emptyLoans ? [] : patron.loans.compactMap { loan in
+    /// A patron's loans feed (empty while the `emptyLoans` switch is on) and when it last changed.
+    func loansFeed(for username: String) -> (String, Date) {
+        settle()
+        let loans = patrons.first { $0.username == username }?.loans ?? []
+        let items: [(DemoTitle, DemoLoan)] = switches.emptyLoans ? [] : loans.compactMap { loan in
             catalog.title(id: loan.titleID).map { ($0, loan) }
         }
-        return renderer.loans(items, updated: lastStamp)
+        return (renderer.loans(items, updated: lastStamp), lastStamp)
     }
 
-    /// A work's entry document, as it appears on the patron's shelf if it is there.
-    func entryDocument(id: String) -> String? {
+    /// A work's entry document, as it appears to this patron (or to anyone, without one).
+    func entryDocument(id: String, for username: String? = nil) -> String? {
+        settle()
         guard let title = catalog.title(id: id) else { return nil }
-        let context: FeedRenderer.EntryContext = switch patron.loans.first(where: { $0.titleID == id }) {
+        return renderer.entryDocument(title, context: context(of: id, for: username))
+    }
+
+    func context(of id: String, for username: String?) -> FeedRenderer.EntryContext {
+        guard let username, let patron = patrons.first(where: { $0.username == username }) else { return .catalog }
+        return switch patron.loans.first(where: { $0.titleID == id }) {
         case .some(let loan) where loan.kind == .loan: .loan(loan)
         case .some(let loan): .hold(loan)
         case .none: .catalog
         }
-        return renderer.entryDocument(title, context: context)
     }
 
     /// The Authentication for OPDS document.
     func authenticationDocument() -> AuthenticationDocument {
-        AuthenticationDocument.basic(base: renderer.base, libraryName: configuration.libraryName)
-    }
-
-    /// Whether these Basic credentials are the patron's.
-    func accepts(username: String, password: String) -> Bool {
-        username == patron.username && password == patron.password
+        AuthenticationDocument.make(base: renderer.base, libraryName: configuration.libraryName,
+                                    flows: configuration.authFlows)
     }
 }
 

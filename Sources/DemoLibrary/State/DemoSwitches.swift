@@ -62,15 +62,37 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var emptyLoans: Bool
     /// Faults by crawlable page number (1 is the first page).
     public var pages: [Int: PageFaults]
+    /// Borrowing answers 500 with a `cannot-issue-loan` problem document and changes nothing.
+    public var borrowFails: Bool
+    /// Borrowing answers 200 with an HTML page instead of an entry, and changes nothing.
+    public var borrowHTML: Bool
+    /// Returning answers 500 with a `remote-integration-failed` problem document and changes nothing.
+    public var revokeFails: Bool
+    /// The authentication document (also the body of a 401) is JSON cut off in the middle.
+    public var malformedAuthDocument: Bool
 
     /// Creates switches; the default serves everything normally.
-    public init(delayMilliseconds: Int = 0, emptyLoans: Bool = false, pages: [Int: PageFaults] = [:]) {
+    public init(
+        delayMilliseconds: Int = 0,
+        emptyLoans: Bool = false,
+        pages: [Int: PageFaults] = [:],
+        borrowFails: Bool = false,
+        borrowHTML: Bool = false,
+        revokeFails: Bool = false,
+        malformedAuthDocument: Bool = false
+    ) {
         self.delayMilliseconds = delayMilliseconds
         self.emptyLoans = emptyLoans
         self.pages = pages
+        self.borrowFails = borrowFails
+        self.borrowHTML = borrowHTML
+        self.revokeFails = revokeFails
+        self.malformedAuthDocument = malformedAuthDocument
     }
 
-    private enum CodingKeys: String, CodingKey { case delayMilliseconds, emptyLoans, pages }
+    private enum CodingKeys: String, CodingKey {
+        case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument
+    }
 
     /// Decodes switches; absent keys take their defaults.
     public init(from decoder: any Decoder) throws {
@@ -78,6 +100,10 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         delayMilliseconds = try c.decodeIfPresent(Int.self, forKey: .delayMilliseconds) ?? 0
         emptyLoans = try c.decodeIfPresent(Bool.self, forKey: .emptyLoans) ?? false
         pages = try c.decodeIfPresent([Int: PageFaults].self, forKey: .pages) ?? [:]
+        borrowFails = try c.decodeIfPresent(Bool.self, forKey: .borrowFails) ?? false
+        borrowHTML = try c.decodeIfPresent(Bool.self, forKey: .borrowHTML) ?? false
+        revokeFails = try c.decodeIfPresent(Bool.self, forKey: .revokeFails) ?? false
+        malformedAuthDocument = try c.decodeIfPresent(Bool.self, forKey: .malformedAuthDocument) ?? false
     }
 }
 
@@ -89,6 +115,14 @@ public struct DemoRequestStats: Codable, Sendable, Equatable {
     public var conditional: [String: Int] = [:]
     /// Requests answered 304 Not Modified.
     public var notModified: [String: Int] = [:]
+    /// Requests to the token endpoint, `/patrons/me/token/`.
+    public var tokenRequests = 0
+    /// Bearer tokens issued.
+    public var tokensIssued = 0
+    /// Requests to protected routes carrying `Authorization: Basic`.
+    public var basicRequests = 0
+    /// Requests to protected routes carrying `Authorization: Bearer`.
+    public var bearerRequests = 0
 
     /// Creates empty statistics.
     public init() {}
