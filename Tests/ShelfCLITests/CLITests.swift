@@ -84,8 +84,8 @@ final class CLIFixture: @unchecked Sendable {
     let url: URL
     let shelf = ShelfRunner()
 
-    init(pageSize: Int = 5) async throws {
-        server = DemoLibraryServer(configuration: DemoConfiguration(pageSize: pageSize))
+    init(pageSize: Int = 5, configuration: DemoConfiguration? = nil) async throws {
+        server = DemoLibraryServer(configuration: configuration ?? DemoConfiguration(pageSize: pageSize))
         url = try await server.start()
         let added = try await shelf.run(["library", "add", "demo", url.absoluteString])
         #expect(added.status == 0, "\(added.stderr)")

@@ -79,7 +79,15 @@ public final class LibrarySession: @unchecked Sendable {
         if let token = stored.token, let expires = stored.tokenExpiresAt, expires.timeIntervalSinceNow > renewalMargin {
             return ("Bearer \(token)", true)
         }
-        let renewed = try Self.fetchToken(http: http, credentials: stored, library: library.name)
+        let renewed: Credentials
+        do {
+            renewed = try Self.fetchToken(http: http, credentials: stored, library: library.name)
+        } catch CirculationError.loginRejected {
+            // The card or PIN itself is no longer good (changed, expired card): stop using it.
+            credentials = nil
+            credentialStore.erase(library.name)
+            throw CirculationError.credentialsRejected(library: library.name)
+        }
         credentials = renewed
         try credentialStore.save(renewed, for: library.name)
         return ("Bearer \(renewed.token ?? "")", true)

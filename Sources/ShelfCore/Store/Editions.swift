@@ -104,6 +104,9 @@ public enum Circulation {
             return "free"
         case .none:
             if edition.isDraft { return "not yet published" }
+            if edition.isPaid && !edition.actions.contains(.borrow) && !edition.actions.contains(.reserve) {
+                return "for sale"
+            }
             switch edition.availability?.lowercased() {
             case "available":
                 if let available = edition.copiesAvailable, let total = edition.copiesTotal {
