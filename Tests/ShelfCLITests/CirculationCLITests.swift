@@ -323,3 +323,43 @@ import Testing
         await fixture.finish()
     }
 }
+
+@Suite(.serialized) struct MultipleLibraryTests {
+    @Test func eachLibraryHasItsOwnSignInAndShelf() async throws {
+        let first = try await CLIFixture()
+        let second = DemoLibraryServer(configuration: DemoConfiguration(libraryName: "Second Library"))
+        let secondURL = try await second.start()
+        let shelf = first.shelf
+        #expect(try await shelf.run(["library", "add", "second", secondURL.absoluteString]).status == 0)
+        let login = try await shelf.run(["login", "--library", "second", "--username", "demo", "--password-stdin"],
+                                        input: "1234\n")
+        #expect(login.stdout.contains("Signed in to second (Second Library)"), "\(login.stderr)")
+        let sync = try await shelf.run(["sync"])
+        #expect(sync.stdout.contains("demo: 23 new, 0 updated, 0 removed\n"), "\(sync.stdout)")
+        #expect(sync.stdout.contains("second: 23 new, 0 updated, 0 removed, 2 loans, 1 hold"))
+        #expect(try await shelf.run(["loans"]).stdout.hasPrefix("No loans."))
+        #expect(try await shelf.run(["loans", "--library", "second"]).stdout.contains("Frankenstein"))
+        let borrow = try await shelf.run(["borrow", "7d3c000a"])
+        #expect(borrow.stderr.contains("not signed in to demo"))
+        #expect(try await shelf.run(["borrow", "7d3c000a", "--library", "second"]).status == 0)
+        await second.stop()
+        await first.finish()
+    }
+
+    @Test func aLoanWithoutARevokeLinkCannotBeReturnedFromHere() async throws {
+        let fixture = try await CLIFixture()
+        _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        let store = try Store(home: Home(directory: fixture.shelf.home))
+        try store.write { db in
+            try db.execute(sql: "UPDATE loan SET revoke_url = NULL")
+            try db.execute(sql: "UPDATE edition SET revoke_url = NULL")
+        }
+        await fixture.server.state.resetStats()
+        let result = try await fixture.shelf.run(["return", "7d3c0003", "--yes"])
+        #expect(result.status == ShelfExit.notAllowed.rawValue)
+        #expect(result.stderr.contains("no revoke link"))
+        #expect(await fixture.server.state.requestCount("/loans") == 0)
+        await fixture.finish()
+    }
+}
