@@ -25,6 +25,7 @@ enum ExitStatusTable {
         (.serverNotFound, "the library does not know the title or loan"),
         (.unsupportedAuth, "the library's sign-in methods cannot be used from a terminal"),
         (.notAllowed, "the action does not apply to the title as it stands (see `shelf show`)"),
+        (.protectedContent, "the title is protected by DRM shelf does not implement, or in no format it can play"),
     ]
 
     static var text: String {

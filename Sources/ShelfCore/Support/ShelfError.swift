@@ -38,6 +38,8 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case unsupportedAuth = 84
     /// The action does not apply to the title in its current state (borrowing a title already on loan…).
     case notAllowed = 85
+    /// The title is protected by DRM shelf does not implement (Findaway, LCP, …), or comes in no format it can use.
+    case protectedContent = 86
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.
