@@ -39,19 +39,24 @@ protocol CurlSink: AnyObject {
 
 /// One libcurl easy handle, reused across requests so connections are kept alive.
 final class CurlEasy {
-    private let handle: UnsafeMutableRawPointer
+    fileprivate let handle: UnsafeMutableRawPointer
     private var headerList: UnsafeMutablePointer<curl_slist>?
-    private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+    /// libcurl writes its detailed message here; it must outlive every transfer, so it lives with the handle.
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    private var attached: Unmanaged<SinkBox>?
 
     init() {
         precondition(CurlGlobal.initialised, "curl_global_init failed")
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init returned NULL (out of memory)") }
         self.handle = handle
+        errorBuffer[0] = 0
     }
 
     deinit {
         curl_easy_cleanup(handle)
         if let headerList { curl_slist_free_all(headerList) }
+        attached?.release()
+        errorBuffer.deallocate()
     }
 
     /// Clears per-request options but keeps the connection cache. The corresponding C function is `curl_easy_reset`.
@@ -97,11 +102,13 @@ final class CurlEasy {
         }
     }
 
-    /// Runs the transfer, feeding `sink`. The corresponding C function is `curl_easy_perform`.
-    func perform(sink: CurlSink) throws(CurlFailure) {
-        let context = Unmanaged.passRetained(SinkBox(sink))
-        defer { context.release() }
-        let opaque = context.toOpaque()
+    /// Routes the transfer's headers and body to `sink` until `detach()`. The corresponding C function is
+    /// `curl_easy_setopt` (write, header and error-buffer options).
+    func attach(_ sink: CurlSink) {
+        detach()
+        let box = Unmanaged.passRetained(SinkBox(sink))
+        attached = box
+        let opaque = box.toOpaque()
         _ = CCurl_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION) { buffer, size, count, context in
             guard let context, let buffer else { return 0 }
             let box = Unmanaged<SinkBox>.fromOpaque(context).takeUnretainedValue()
@@ -117,28 +124,43 @@ final class CurlEasy {
             return length
         }
         _ = CCurl_setopt_pointer(handle, CURLOPT_HEADERDATA, opaque)
-        errorBuffer.withUnsafeMutableBufferPointer { buffer in
-            buffer[0] = 0
-            _ = CCurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, buffer.baseAddress)
-            let code = curl_easy_perform(handle)
-            _ = CCurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, nil)
-            if code != CURLE_OK {
-                let detail = String(cString: buffer.baseAddress!)
-                let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-                failure = CurlFailure(code: code, message: message)
-            } else {
-                failure = nil
-            }
-        }
-        if let failure { throw failure }
+        errorBuffer[0] = 0
+        _ = CCurl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
     }
-    private var failure: CurlFailure?
+
+    /// Releases the sink attached for the last transfer.
+    func detach() {
+        attached?.release()
+        attached = nil
+    }
+
+    /// The failure for a transfer's result code, with libcurl's detailed message when it left one.
+    func failure(for code: CURLcode) -> CurlFailure? {
+        guard code != CURLE_OK else { return nil }
+        let detail = String(cString: errorBuffer)
+        return CurlFailure(code: code, message: detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail)
+    }
+
+    /// Runs the transfer, feeding `sink`. The corresponding C function is `curl_easy_perform`.
+    func perform(sink: CurlSink) throws(CurlFailure) {
+        attach(sink)
+        defer { detach() }
+        if let failure = failure(for: curl_easy_perform(handle)) { throw failure }
+    }
 
     /// The final response's status code. The corresponding C function is `curl_easy_getinfo(CURLINFO_RESPONSE_CODE)`.
     var responseCode: Int {
         var code = 0
         _ = CCurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
         return code
+    }
+
+    /// A response header's value as libcurl parsed it. The corresponding C function is
+    /// `curl_easy_getinfo(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)`.
+    var contentLength: Int64? {
+        var length: curl_off_t = -1
+        _ = CCurl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+        return length >= 0 ? Int64(length) : nil
     }
 
     /// The URL after redirects. The corresponding C function is `curl_easy_getinfo(CURLINFO_EFFECTIVE_URL)`.
@@ -153,4 +175,57 @@ final class CurlEasy {
 private final class SinkBox {
     let sink: CurlSink
     init(_ sink: CurlSink) { self.sink = sink }
+}
+
+/// A libcurl multi handle: many transfers driven from one thread.
+final class CurlMulti {
+    private let handle: UnsafeMutableRawPointer
+    private var transfers: [UnsafeMutableRawPointer: CurlEasy] = [:]
+
+    /// Caps connections in total and per host. The corresponding C function is `curl_multi_init`.
+    init(maxConnections: Int, maxPerHost: Int) {
+        precondition(CurlGlobal.initialised, "curl_global_init failed")
+        guard let handle = curl_multi_init() else { fatalError("curl_multi_init returned NULL (out of memory)") }
+        self.handle = handle
+        _ = CCurl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections)
+        _ = CCurl_multi_setopt_long(handle, CURLMOPT_MAX_HOST_CONNECTIONS, maxPerHost)
+    }
+
+    deinit {
+        for easy in transfers.values { curl_multi_remove_handle(handle, easy.handle) }
+        curl_multi_cleanup(handle)
+    }
+
+    /// Starts a transfer. The corresponding C function is `curl_multi_add_handle`.
+    func add(_ easy: CurlEasy) {
+        transfers[easy.handle] = easy
+        curl_multi_add_handle(handle, easy.handle)
+    }
+
+    /// Stops a transfer (finished or abandoned). The corresponding C function is `curl_multi_remove_handle`.
+    func remove(_ easy: CurlEasy) {
+        guard transfers.removeValue(forKey: easy.handle) != nil else { return }
+        curl_multi_remove_handle(handle, easy.handle)
+    }
+
+    var isEmpty: Bool { transfers.isEmpty }
+
+    /// Moves every transfer along and waits up to `timeout` ms for activity; returns the finished ones.
+    /// The corresponding C functions are `curl_multi_perform`, `curl_multi_poll` and `curl_multi_info_read`.
+    func step(timeout: Int32) -> [(CurlEasy, CURLcode)] {
+        var running: Int32 = 0
+        _ = curl_multi_perform(handle, &running)
+        var finished: [(CurlEasy, CURLcode)] = []
+        var pending: Int32 = 0
+        while let message = curl_multi_info_read(handle, &pending) {
+            guard message.pointee.msg == CURLMSG_DONE, let easyHandle = message.pointee.easy_handle,
+                let easy = transfers[easyHandle]
+            else { continue }
+            finished.append((easy, message.pointee.data.result))
+        }
+        if finished.isEmpty && running > 0 {
+            _ = curl_multi_poll(handle, nil, 0, timeout, nil)
+        }
+        return finished
+    }
 }
