@@ -8,7 +8,7 @@ import Logging
 public final class DemoLibraryServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: DemoConfiguration
-    /// The catalog, patron and fault switches; change them while the server runs.
+    /// The catalog, patrons, clock and fault switches; change them while the server runs.
     public let state: DemoState
 
     private enum Lifecycle {
