@@ -68,7 +68,8 @@ let package = Package(
             ]
         ),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "DemoLibrary"]),
-        .testTarget(name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfCore", "DemoLibrary"]),
+        .testTarget(
+            name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfCore", "DemoLibrary"], exclude: ["Snapshots"]),
         .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
     ],
     swiftLanguageModes: [.v6]

@@ -16,9 +16,15 @@ enum ExitStatusTable {
         (.storeFailure, "the local database is damaged or cannot be written"),
         (.busy, "another shelf sync is running"),
         (.protocolError, "TLS verification failed, or too many redirects"),
-        (.notPermitted, "the server refused access"),
+        (.notPermitted, "not signed in, or the library refused the card and PIN"),
         (.configuration, "no library is configured"),
         (.storeLocked, "the database is locked by another process"),
+        (.loanLimit, "the library refused a loan: the loan limit is reached"),
+        (.holdLimit, "the library refused a hold: the hold limit is reached"),
+        (.alreadyHave, "the title is already on loan or on hold"),
+        (.serverNotFound, "the library does not know the title or loan"),
+        (.unsupportedAuth, "the library's sign-in methods cannot be used from a terminal"),
+        (.notAllowed, "the action does not apply to the title as it stands (see `shelf show`)"),
     ]
 
     static var text: String {

@@ -21,6 +21,13 @@ public struct Shelf: AsyncParsableCommand {
             List.self,
             Show.self,
             Status.self,
+            Login.self,
+            Logout.self,
+            Borrow.self,
+            Reserve.self,
+            Return.self,
+            Loans.self,
+            Holds.self,
         ]
     )
 

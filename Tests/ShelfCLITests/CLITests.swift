@@ -35,7 +35,9 @@ struct ShelfRunner: Sendable {
     }
 
     /// Starts `shelf args` with `--home` appended; the caller waits.
-    func start(_ arguments: [String], environment: [String: String] = [:]) throws -> (Process, Pipe, Pipe) {
+    func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws
+        -> (Process, Pipe, Pipe)
+    {
         let process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments + ["--home", home.path]
@@ -47,14 +49,22 @@ struct ShelfRunner: Sendable {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        if let input {
+            let pipe = Pipe()
+            process.standardInput = pipe
+            try process.run()
+            pipe.fileHandleForWriting.write(Data(input.utf8))
+            try pipe.fileHandleForWriting.close()
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+        }
         return (process, out, err)
     }
 
     /// Runs `shelf args` to completion on a thread of its own (never blocking the test's executor).
-    func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> Result {
-        let (process, out, err) = try start(arguments, environment: environment)
+    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment, input: input)
         return try await offloaded {
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
             let stderr = err.fileHandleForReading.readDataToEndOfFile()
@@ -74,8 +84,8 @@ final class CLIFixture: @unchecked Sendable {
     let url: URL
     let shelf = ShelfRunner()
 
-    init(pageSize: Int = 5) async throws {
-        server = DemoLibraryServer(configuration: DemoConfiguration(pageSize: pageSize))
+    init(pageSize: Int = 5, configuration: DemoConfiguration? = nil) async throws {
+        server = DemoLibraryServer(configuration: configuration ?? DemoConfiguration(pageSize: pageSize))
         url = try await server.start()
         let added = try await shelf.run(["library", "add", "demo", url.absoluteString])
         #expect(added.status == 0, "\(added.stderr)")

@@ -88,6 +88,20 @@ enum HTTPSupport {
         problem(.notFound, type: "http://librarysimplified.org/terms/problem/not-found", title: "Not found", detail: detail)
     }
 
+    /// A feed rendered on request, with a strong ETag of its body and Last-Modified, answered 304 when the
+    /// request's validators match.
+    static func validatedXML(_ body: String, lastModified: Date, request: Request) -> Response {
+        let entityTag = FNV1a64.entityTag(of: Array(body.utf8))
+        if isNotModified(request, entityTags: [entityTag], lastModified: lastModified) {
+            return notModified(entityTag: entityTag, lastModified: lastModified)
+        }
+        var response = xml(body)
+        response.headers[.eTag] = entityTag
+        response.headers[.lastModified] = DemoDates.http(lastModified)
+        response.headers[.cacheControl] = "private, no-cache"
+        return response
+    }
+
     /// A 304: validators and `Vary`, no body and no Content-Length.
     static func notModified(entityTag: String, lastModified: Date) -> Response {
         var response = Response(status: .notModified, headers: [

@@ -7,15 +7,7 @@ enum CatalogRoutes {
         router.get("/") { request, _ in
             // The root changes only when the catalog does, so it carries validators like every page.
             let (body, lastModified) = await state.rootFeedWithDate()
-            let entityTag = FNV1a64.entityTag(of: Array(body.utf8))
-            if HTTPSupport.isNotModified(request, entityTags: [entityTag], lastModified: lastModified) {
-                return HTTPSupport.notModified(entityTag: entityTag, lastModified: lastModified)
-            }
-            var response = HTTPSupport.xml(body)
-            response.headers[.eTag] = entityTag
-            response.headers[.lastModified] = DemoDates.http(lastModified)
-            response.headers[.cacheControl] = "private, no-cache"
-            return response
+            return HTTPSupport.validatedXML(body, lastModified: lastModified, request: request)
         }
         router.get("/crawlable") { request, _ in
             let page = request.uri.queryParameters["page"].map { Int($0) ?? 0 } ?? 1

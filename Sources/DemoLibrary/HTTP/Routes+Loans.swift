@@ -21,14 +21,7 @@ enum LoansRoutes {
         router.get("/loans") { request, _ in
             try await authorized(request, state: state, realm: realm) { username in
                 let (body, lastModified) = await state.loansFeed(for: username)
-                let entityTag = FNV1a64.entityTag(of: Array(body.utf8))
-                if HTTPSupport.isNotModified(request, entityTags: [entityTag], lastModified: lastModified) {
-                    return HTTPSupport.notModified(entityTag: entityTag, lastModified: lastModified)
-                }
-                var response = HTTPSupport.xml(body)
-                response.headers[.eTag] = entityTag
-                response.headers[.lastModified] = DemoDates.http(lastModified)
-                return response
+                return HTTPSupport.validatedXML(body, lastModified: lastModified, request: request)
             }
         }
         for method in [HTTPRequest.Method.get, .put] {

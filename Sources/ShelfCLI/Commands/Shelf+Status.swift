@@ -28,6 +28,13 @@ extension Shelf {
                 } else {
                     Output.line("Last sync: never (run `shelf sync`)")
                 }
+                let account: String
+                switch Result(catching: { try CredentialStore(home: global.resolvedHome).load(library.name) }) {
+                case .success(let credentials?): account = "signed in with card \(credentials.maskedUsername)"
+                case .success(nil): account = "not signed in (`shelf login` to see loans and holds)"
+                case .failure(let error): account = "\(error)"
+                }
+                Output.line("Account: \(account)")
                 Output.line("Titles: \(report.titles) in the catalog, \(report.removed) removed · \(report.loans) on loan · \(report.holds) on hold")
                 Output.line("States: " + LifecycleState.allCases.map { "\($0.label) \(report.states[$0.rawValue] ?? 0)" }
                     .joined(separator: " · "))

@@ -24,6 +24,9 @@ extension Shelf {
         @Option(name: .long, help: ArgumentHelp("Seconds to wait for another sync to finish.", valueName: "seconds"))
         var wait: Double = 10
 
+        @Flag(name: .long, help: "Accept a loans feed that comes back empty although loans are stored (normally they are kept).")
+        var acceptEmptyLoans = false
+
         func validate() throws {
             if all && global.library != nil { throw ValidationError("give --all or --library, not both") }
             if wait < 0 { throw ValidationError("--wait must not be negative") }
@@ -36,6 +39,7 @@ extension Shelf {
                 guard !libraries.isEmpty else { throw StoreError.noLibrary }
                 var options = SyncOptions()
                 options.lockTimeout = wait
+                options.acceptEmptyLoans = acceptEmptyLoans
                 options.log = global.logger
                 options.http.log = global.logger
                 let engine = SyncEngine(store: store, home: global.resolvedHome, options: options)
@@ -49,6 +53,9 @@ extension Shelf {
                             for warning in summary.warnings { Output.error("shelf: warning: \(library.name): \(warning)") }
                             let prefix = libraries.count > 1 ? "\(library.name): " : ""
                             Output.line(prefix + summary.line)
+                            for notice in summary.notices {
+                                Output.line("\(prefix)\(notice.title): \(notice.message)")
+                            }
                         }
                     } catch let failure as ShelfFailure {
                         let prefix = libraries.count > 1 ? "\(library.name): " : ""

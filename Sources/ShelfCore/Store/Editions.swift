@@ -26,6 +26,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     public var actions: [EditionAction]
     /// "14 days left", "#3 in line for 2 copies", … ; empty when there is nothing to say.
     public var circulation: String
+    /// Where a loan is returned or a hold cancelled.
+    public var revokeURL: String?
 
     init(row: Row, now: Date) {
         id = row["entry_id"]
@@ -35,7 +37,9 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         narrators = row["narrators"]
         medium = row["medium"]
         state = LifecycleState(rawValue: row["state"]) ?? .new
-        entitlement = Entitlement(rawValue: row["entitlement"]) ?? .none
+        // Loans and holds come from the loans feed (the `loan` row below); what the catalog says of them is the
+        // anonymous view, so only its open-access "free" counts here.
+        entitlement = Entitlement(rawValue: row["entitlement"]) == .free ? .free : .none
         availability = row["availability_status"]
         availableSince = (row["availability_since"] as Double?).map(Date.init(timeIntervalSince1970:))
         availableUntil = (row["availability_until"] as Double?).map(Date.init(timeIntervalSince1970:))
@@ -46,6 +50,17 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         inCatalog = row["in_catalog"]
         isDraft = row["is_draft"]
         isPaid = row["is_paid"]
+        // The loans feed speaks for the patron; the catalog, read anonymously, cannot.
+        if let loanKind = (row["loan_kind"] as String?).flatMap(Entitlement.init(rawValue:)) {
+            entitlement = loanKind
+            availableSince = (row["loan_since"] as Double?).map(Date.init(timeIntervalSince1970:))
+            availableUntil = (row["loan_until"] as Double?).map(Date.init(timeIntervalSince1970:))
+            holdsPosition = row["loan_position"]
+            holdsTotal = row["loan_holds_total"] ?? holdsTotal
+            copiesTotal = row["loan_copies_total"] ?? copiesTotal
+            copiesAvailable = row["loan_copies_available"] ?? copiesAvailable
+            revokeURL = row["loan_revoke_url"]
+        }
         let hasBorrow: Bool = row["has_borrow"]
         let status = availability?.lowercased()
         let canBorrowNow = hasBorrow && (status == "available" || (status == nil && (copiesAvailable ?? 1) > 0))
@@ -89,6 +104,9 @@ public enum Circulation {
             return "free"
         case .none:
             if edition.isDraft { return "not yet published" }
+            if edition.isPaid && !edition.actions.contains(.borrow) && !edition.actions.contains(.reserve) {
+                return "for sale"
+            }
             switch edition.availability?.lowercased() {
             case "available":
                 if let available = edition.copiesAvailable, let total = edition.copiesTotal {
@@ -210,9 +228,12 @@ public struct StatusReport: Codable, Sendable, Equatable {
 }
 
 extension Store {
-    private static let summarySelect = """
-        SELECT e.*, EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow') AS has_borrow
-        FROM edition e
+    static let summarySelect = """
+        SELECT e.*, EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow') AS has_borrow,
+               l.kind AS loan_kind, l.since AS loan_since, l.until AS loan_until, l.holds_position AS loan_position,
+               l.holds_total AS loan_holds_total, l.copies_total AS loan_copies_total,
+               l.copies_available AS loan_copies_available, l.revoke_url AS loan_revoke_url
+        FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
         """
 
     /// The editions of a library, by title.
@@ -221,7 +242,9 @@ extension Store {
     {
         var conditions = ["e.library_id = ?"]
         var arguments: [any DatabaseValueConvertible] = [library.id]
-        if !filter.includeRemoved { conditions.append("(e.in_catalog = 1 OR e.entitlement != 'none' OR e.state != 'new')") }
+        if !filter.includeRemoved {
+            conditions.append("(e.in_catalog = 1 OR l.kind IS NOT NULL OR e.state != 'new')")
+        }
         if let state = filter.state {
             conditions.append("e.state = ?")
             arguments.append(state.rawValue)
@@ -329,8 +352,8 @@ extension Store {
                 lastSyncStatus: library.lastSyncStatus, lastSyncMessage: library.lastSyncMessage, states: states,
                 titles: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1"),
                 removed: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 0"),
-                loans: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND entitlement = 'loan'"),
-                holds: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND entitlement IN ('hold', 'hold-ready')"),
+                loans: try count("SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind = 'loan'"),
+                holds: try count("SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind != 'loan'"),
                 lastChanges: changes)
         }
     }

@@ -138,6 +138,29 @@ enum Migrations {
                 CREATE INDEX event_sync ON event(sync_id);
                 """)
         }
+        migrator.registerMigration("v2-loans-and-holds") { db in
+            try db.execute(sql: """
+                -- The patron's loans and holds, from the library's loans feed: what the catalog, read anonymously,
+                -- cannot say. One row per edition on the patron's shelf.
+                CREATE TABLE loan (
+                    edition_id INTEGER PRIMARY KEY REFERENCES edition(id) ON DELETE CASCADE,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    kind TEXT NOT NULL,
+                    since REAL,
+                    until REAL,
+                    holds_position INTEGER,
+                    holds_total INTEGER,
+                    copies_total INTEGER,
+                    copies_available INTEGER,
+                    revoke_url TEXT,
+                    -- the loan's own acquisition links (fulfilment), as JSON
+                    acquisitions TEXT NOT NULL DEFAULT '[]',
+                    first_seen_at REAL NOT NULL,
+                    updated_at REAL NOT NULL
+                );
+                CREATE INDEX loan_library ON loan(library_id, kind);
+                """)
+        }
         return migrator
     }
 }

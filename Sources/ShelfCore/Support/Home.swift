@@ -3,23 +3,37 @@ import Foundation
 /// Where shelf keeps its database, lock and temporary files.
 public struct Home: Sendable {
     public let directory: URL
+    /// Where sign-in credentials are kept: the XDG state directory, or inside an explicit home.
+    public let credentials: URL
 
-    public init(directory: URL) {
+    public init(directory: URL, credentials: URL? = nil) {
         self.directory = directory
+        self.credentials = credentials ?? directory.appendingPathComponent("credentials", isDirectory: true)
     }
 
-    /// `--home`, else `$SHELF_HOME`, else `$XDG_DATA_HOME/shelf`, else `~/.local/share/shelf`.
+    /// `--home`, else `$SHELF_HOME` (data and credentials both inside it); otherwise data in
+    /// `$XDG_DATA_HOME/shelf` (`~/.local/share/shelf`) and credentials in `$XDG_STATE_HOME/shelf/credentials`
+    /// (`~/.local/state/shelf/credentials`).
     public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment) -> Home {
         if let explicit, !explicit.isEmpty { return Home(directory: URL(fileURLWithPath: explicit, isDirectory: true)) }
         if let home = environment["SHELF_HOME"], !home.isEmpty {
             return Home(directory: URL(fileURLWithPath: home, isDirectory: true))
         }
-        if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
-            return Home(directory: URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("shelf"))
-        }
         let user = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
-        return Home(directory: user.appendingPathComponent(".local/share/shelf", isDirectory: true))
+        // The XDG specification ignores relative paths in these variables.
+        func xdg(_ name: String, _ fallback: String) -> URL {
+            if let value = environment[name], value.hasPrefix("/") { return URL(fileURLWithPath: value, isDirectory: true) }
+            return user.appendingPathComponent(fallback, isDirectory: true)
+        }
+        return Home(
+            directory: xdg("XDG_DATA_HOME", ".local/share").appendingPathComponent("shelf", isDirectory: true),
+            credentials: xdg("XDG_STATE_HOME", ".local/state").appendingPathComponent("shelf/credentials", isDirectory: true))
+    }
+
+    /// Where an edition's downloaded files live.
+    public func files(library: Int64, edition: Int64) -> URL {
+        directory.appendingPathComponent("books/\(library)/\(edition)", isDirectory: true)
     }
 
     public var database: URL { directory.appendingPathComponent("shelf.sqlite") }

@@ -26,6 +26,18 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case configuration = 78
     /// The database is locked by another process for longer than shelf waits.
     case storeLocked = 79
+    /// The library refused a loan: the patron's loan limit is reached.
+    case loanLimit = 80
+    /// The library refused a hold: the patron's hold limit is reached.
+    case holdLimit = 81
+    /// The title is already on loan or on hold to the patron.
+    case alreadyHave = 82
+    /// The library does not know the title or loan asked about.
+    case serverNotFound = 83
+    /// The library only offers sign-in methods shelf cannot use from a terminal.
+    case unsupportedAuth = 84
+    /// The action does not apply to the title in its current state (borrowing a title already on loan…).
+    case notAllowed = 85
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.

@@ -17,10 +17,10 @@ enum EntryOutcome: Equatable {
 final class EntryApplier {
     private let db: Database
     private let libraryID: Int64
-    private let syncID: Int64
+    private let syncID: Int64?
     private let now: Double
 
-    init(db: Database, libraryID: Int64, syncID: Int64, now: Date) throws {
+    init(db: Database, libraryID: Int64, syncID: Int64?, now: Date) throws {
         self.db = db
         self.libraryID = libraryID
         self.syncID = syncID
@@ -172,7 +172,14 @@ final class EntryApplier {
         return "UPDATE edition SET \(assignments), page_id = ?, changed_at = ? WHERE id = ?"
     }()
 
-    private func insert(_ record: EntryRecord, pageID: Int64) throws -> Int64 {
+    /// Adds an edition known only from the loans feed (or a borrow response): not part of the catalog.
+    func insertOffCatalog(_ record: EntryRecord) throws -> Int64 {
+        let id = try insert(record, pageID: nil)
+        try db.execute(sql: "UPDATE edition SET in_catalog = 0 WHERE id = ?", arguments: [id])
+        return id
+    }
+
+    private func insert(_ record: EntryRecord, pageID: Int64?) throws -> Int64 {
         var statement = try HotStatement(db, Self.insertSQL)
         statement.reset()
         bindColumns(record, to: &statement)

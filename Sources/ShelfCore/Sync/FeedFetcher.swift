@@ -20,8 +20,9 @@ enum FetchEvent: Sendable {
     case pageEnd(OPDSFeedInfo, count: Int)
     /// A page answered 304: what the store has for it is still current.
     case notModified(kind: String, url: String, position: Int)
-    /// Every page was read; `crawlable` is the crawlable feed's URL when the root linked one.
-    case finished(crawlable: String?)
+    /// Every page was read; `crawlable` is the crawlable feed's URL when the root linked one, `shelf` the loans
+    /// feed's URL when the patron's loans were read.
+    case finished(crawlable: String?, shelf: String?)
     case failed(any Error)
 }
 
@@ -81,15 +82,19 @@ final class FeedFetcher: @unchecked Sendable {
     private let maxPages: Int
     private let batchSize = 64
     private let log: (@Sendable (String) -> Void)?
+    private let session: LibrarySession?
+    private let storedShelf: String?
     private var visited: Set<String> = []
 
     init(
-        http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, scratch: URL, maxPages: Int,
-        log: (@Sendable (String) -> Void)?
+        http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, storedShelf: String?,
+        session: LibrarySession?, scratch: URL, maxPages: Int, log: (@Sendable (String) -> Void)?
     ) {
         self.http = http
         self.known = known
         self.storedCrawlable = storedCrawlable
+        self.storedShelf = storedShelf
+        self.session = session
         self.scratch = scratch
         self.maxPages = maxPages
         self.log = log
@@ -103,7 +108,15 @@ final class FeedFetcher: @unchecked Sendable {
             if let crawlable, let url = URL(string: crawlable) {
                 guard try chain(start: url, kind: "catalog", channel: channel) != nil else { return }
             }
-            _ = channel.put(.finished(crawlable: crawlable))
+            // The patron's loans and holds, when signed in: a feed of its own, read with their credentials.
+            var shelf: String?
+            if let session, session.isSignedIn,
+                let href = firstInfo.info?.shelf?.href ?? storedShelf, let url = URL(string: href)
+            {
+                guard try chain(start: url, kind: "loans", channel: channel) != nil else { return }
+                shelf = href
+            }
+            _ = channel.put(.finished(crawlable: crawlable, shelf: shelf))
         } catch {
             _ = channel.put(.failed(error))
         }
@@ -122,8 +135,9 @@ final class FeedFetcher: @unchecked Sendable {
         while let url = next {
             position += 1
             let key = url.absoluteString
-            if visited.contains(key) { throw SyncError.paginationLoop(feed: "catalog", page: position - 1, url: key) }
-            if position > maxPages { throw SyncError.tooManyPages(feed: "catalog", limit: maxPages) }
+            let feed = Self.feedName(kind)
+            if visited.contains(key) { throw SyncError.paginationLoop(feed: feed, page: position - 1, url: key) }
+            if position > maxPages { throw SyncError.tooManyPages(feed: feed, limit: maxPages) }
             visited.insert(key)
             guard let page = try fetch(url: url, kind: kind, position: position, channel: channel) else { return nil }
             if position == 1 { first.info = page.info }
@@ -137,19 +151,25 @@ final class FeedFetcher: @unchecked Sendable {
         var next: String?
     }
 
+    static func feedName(_ kind: String) -> String { kind == "loans" ? "loans feed" : "catalog" }
+
     private func fetch(url: URL, kind: String, position: Int, channel: FetchChannel) throws -> Page? {
         let address = url.absoluteString
-        let stored = known[KnownPage.key(kind: kind, url: address)]
+        let feed = Self.feedName(kind)
+        // The loans feed is small and the patron's own: always read whole, never from validators.
+        let stored = kind == "loans" ? nil : known[KnownPage.key(kind: kind, url: address)]
         let validators = stored.map { CacheValidators(etag: $0.etag, lastModified: $0.lastModified) }
-        log?("fetching catalog page \(position): \(Redaction.url(address))")
+        log?("fetching \(feed) page \(position): \(Redaction.url(address))")
+        let accept = ["Accept": "application/atom+xml;profile=opds-catalog, application/atom+xml, application/xml;q=0.9, */*;q=0.5"]
         let response: HTTPResponse
         do {
-            response = try http.get(
-                url,
-                headers: ["Accept": "application/atom+xml;profile=opds-catalog, application/atom+xml, application/xml;q=0.9, */*;q=0.5"],
-                validators: validators, spillingTo: scratch)
-        } catch {
-            throw SyncError.page(feed: "catalog", page: position, url: address, reason: error)
+            if kind == "loans", let session {
+                response = try session.send(url, headers: accept, spillingTo: scratch)
+            } else {
+                response = try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
+            }
+        } catch let error as ShelfFailure {
+            throw SyncError.page(feed: feed, page: position, url: address, reason: error)
         }
         if response.status == 304, let stored {
             guard channel.put(.notModified(kind: kind, url: address, position: position)) else { return nil }
@@ -158,10 +178,10 @@ final class FeedFetcher: @unchecked Sendable {
         guard (200..<300).contains(response.status) else {
             let reason: any ShelfFailure = response.status == 304
                 ? FeedError.status(304) : NetworkError.httpStatus(url: address, status: response.status)
-            throw SyncError.page(feed: "catalog", page: position, url: address, reason: reason)
+            throw SyncError.page(feed: feed, page: position, url: address, reason: reason)
         }
         if let type = response.header("content-type")?.lowercased(), type.contains("text/html") {
-            throw SyncError.page(feed: "catalog", page: position, url: address, reason: FeedError.html)
+            throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.html)
         }
         guard channel.put(.page(
             kind: kind, url: address, position: position, etag: response.header("etag"),
@@ -189,7 +209,7 @@ final class FeedFetcher: @unchecked Sendable {
                 info = try parser.parse(data: response.body, onEntry: onEntry)
             }
         } catch let error as OPDSParseError {
-            throw SyncError.page(feed: "catalog", page: position, url: address, reason: FeedError.parse(error))
+            throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
         } catch is WriterGone {
             return nil
         }

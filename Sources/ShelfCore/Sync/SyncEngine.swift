@@ -69,6 +69,12 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     public var removed: Int = 0
     public var restored: Int = 0
     public var catalogTitles: Int = 0
+    /// Whether the patron's loans feed was read (they are signed in).
+    public var loansRead = false
+    public var loans: Int = 0
+    public var holds: Int = 0
+    /// Holds that became ready, loans due soon, loans that ended.
+    public var notices: [ShelfNotice] = []
     public var warnings: [String] = []
     public var seconds: Double = 0
 
@@ -78,6 +84,10 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     public var line: String {
         var parts = ["\(added) new", "\(changed) updated", "\(removed) removed"]
         if restored > 0 { parts.append("\(restored) restored") }
+        if loansRead {
+            parts.append("\(loans) loan\(loans == 1 ? "" : "s")")
+            parts.append("\(holds) hold\(holds == 1 ? "" : "s")")
+        }
         return parts.joined(separator: ", ")
     }
 }
@@ -87,6 +97,8 @@ public struct SyncOptions: Sendable {
     /// How long to wait for another sync to finish before giving up.
     public var lockTimeout: TimeInterval = 10
     public var maxPages = 100_000
+    /// Accept a loans feed that comes back empty while loans are stored (normally kept, with a warning).
+    public var acceptEmptyLoans = false
     public var http = HTTPConfiguration()
     /// Progress lines (`-v`); never carries credentials.
     public var log: (@Sendable (String) -> Void)?
@@ -119,9 +131,14 @@ public final class SyncEngine {
         let scratch = home.temporary.appendingPathComponent("page-\(getpid()).xml")
         defer { try? FileManager.default.removeItem(at: scratch) }
         do {
+            // An interrupted removal from an earlier run is finished first.
+            try finishClearing(library)
+            let session = try LibrarySession(
+                library: library, credentialStore: CredentialStore(home: home), configuration: options.http)
             var summary = try store.write { db in
-                try self.run(library, db: db, started: started, scratch: scratch)
+                try self.run(library, session: session, db: db, started: started, scratch: scratch)
             }
+            try finishClearing(library)
             summary.seconds = Date().timeIntervalSince(started)
             return summary
         } catch let error as ShelfFailure {
@@ -141,7 +158,30 @@ public final class SyncEngine {
         }
     }
 
-    private func run(_ given: Library, db: Database, started: Date, scratch: URL) throws -> SyncSummary {
+    /// Removes the files of editions in Clearing and moves them to New: the second half of ending a loan or
+    /// archiving, done after the state change is committed so a crash never leaves files without a state.
+    public func finishClearing(_ library: Library) throws {
+        let editions = try store.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND state = 'clearing'",
+                arguments: [library.id])
+        }
+        for row in editions {
+            let directory = home.files(library: library.id, edition: row[0])
+            if FileManager.default.fileExists(atPath: directory.path) {
+                do {
+                    try FileManager.default.removeItem(at: directory)
+                } catch {
+                    throw StoreError.failed(reason: "cannot remove \(directory.path): \(error.localizedDescription)")
+                }
+            }
+            try store.applyLifecycle(.cleared, to: row[1], in: library, reason: "local files removed")
+        }
+    }
+
+    private func run(_ given: Library, session: LibrarySession, db: Database, started: Date, scratch: URL) throws
+        -> SyncSummary
+    {
         // What the last sync learnt (the crawlable feed's URL) is read afresh, not taken from the caller's copy.
         let library = try Store.library(db, name: given.name)
         try db.execute(
@@ -163,8 +203,8 @@ public final class SyncEngine {
 
         // Fetching and parsing run on a thread of their own while this one writes, so the two overlap.
         let fetcher = FeedFetcher(
-            http: http, known: known, storedCrawlable: library.crawlableURL, scratch: scratch,
-            maxPages: options.maxPages, log: options.log)
+            http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
+            session: session.isSignedIn ? session : nil, scratch: scratch, maxPages: options.maxPages, log: options.log)
         let channel = FetchChannel(capacity: 2)
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
@@ -178,10 +218,15 @@ public final class SyncEngine {
             done.wait()
         }
 
+        let loanApplier = try LoanApplier(
+            db: db, libraryID: library.id, syncID: syncID, now: started, applier: applier)
         var entries = 0
+        var loanEntries = 0
         var warnings: [String] = []
         var pageID: Int64 = 0
         var onRootPage = false
+        var onLoansPage = false
+        var shelfRead: String?
         // The root's own entries are a featured selection when it links a crawlable feed of everything,
         // so they are held back until the root's links (at the end of the document, in Palace feeds) are known.
         var rootEntries: [EntryRecord] = []
@@ -203,9 +248,13 @@ public final class SyncEngine {
                     db, sql: "SELECT id FROM feed_page WHERE library_id = ? AND kind = ? AND url = ?",
                     arguments: [library.id, kind, url])!
                 onRootPage = kind == "root" && position == 1
+                onLoansPage = kind == "loans"
                 if onRootPage { rootPageID = pageID }
             case .entries(let batch):
-                if onRootPage {
+                if onLoansPage {
+                    for record in batch { try loanApplier.apply(record) }
+                    loanEntries += batch.count
+                } else if onRootPage {
                     rootEntries += batch
                 } else {
                     for entry in batch { count(try applier.apply(entry, pageID: pageID), into: &summary) }
@@ -224,8 +273,9 @@ public final class SyncEngine {
                                arguments: [now, position, page.id])
                 entries += try applier.markPageSeen(page.id)
                 onRootPage = false
-            case .finished(let crawlableURL):
+            case .finished(let crawlableURL, let shelfURL):
                 crawlable = crawlableURL
+                shelfRead = shelfURL
                 break events
             case .failed(let error):
                 throw error
@@ -248,6 +298,25 @@ public final class SyncEngine {
         summary.catalogTitles = try applier.catalogCount()
         summary.warnings += warnings
 
+        if shelfRead != nil {
+            summary.loansRead = true
+            let stored = try loanApplier.storedCount()
+            // A loans feed that suddenly comes back empty is a known server failure that made other apps delete
+            // patrons' books: keep everything unless the patron says the feed is right.
+            if loanEntries == 0 && stored > 1 && !options.acceptEmptyLoans {
+                summary.warnings.append(
+                    "the loans feed came back empty while \(stored) loans and holds are stored; kept them all "
+                        + "(if you really returned everything, run `shelf sync --accept-empty-loans`)")
+            } else {
+                _ = try loanApplier.endUnseen()
+            }
+            summary.notices = loanApplier.notices
+        }
+        summary.loans = try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind = 'loan'", arguments: [library.id]) ?? 0
+        summary.holds = try Int.fetchOne(
+            db, sql: "SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind != 'loan'", arguments: [library.id]) ?? 0
+
         // Pages not visited this time are no longer part of the feed.
         try db.execute(sql: """
             DELETE FROM feed_page WHERE library_id = ? AND fetched_at < ?
@@ -259,7 +328,7 @@ public final class SyncEngine {
                 last_sync_at = ?, last_sync_ok_at = ?, last_sync_status = 'ok', last_sync_message = ?
             WHERE id = ?
             """, arguments: [
-                info?.title, crawlable, info?.shelf?.href, info?.authDocument?.href, Date().timeIntervalSince1970,
+                info?.title, crawlable, info?.shelf?.href ?? shelfRead, info?.authDocument?.href, Date().timeIntervalSince1970,
                 Date().timeIntervalSince1970, summary.line, library.id,
             ])
         try db.execute(sql: """

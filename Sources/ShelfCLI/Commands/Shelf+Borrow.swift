@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+/// Runs one circulation action and prints its outcome.
+private func circulate(
+    _ global: GlobalOptions, json: Bool, _ action: (CirculationService) throws -> CirculationOutcome
+) throws {
+    try withFailureHandling {
+        let store = try global.openStore()
+        let library = try store.library(named: global.library)
+        var http = HTTPConfiguration()
+        http.log = global.logger
+        let service = try CirculationService(
+            store: store, home: global.resolvedHome, library: library, configuration: http,
+            credentialWarning: { Output.error("shelf: warning: \($0)") })
+        let outcome = try action(service)
+        if json { return try Output.json(outcome) }
+        if !global.quiet { Output.line(outcome.message) }
+    }
+}
+
+extension Shelf {
+    /// `shelf borrow ID`.
+    struct Borrow: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Borrow a title that has a copy free (or whose hold is ready).",
+            discussion: "Prints the due date. A title with no copy free is reserved instead with `shelf reserve`.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+        @Argument(help: "The title's id, or a unique part of it.") var id: String
+
+        func run() throws { try circulate(global, json: output.json) { try $0.borrow(id) } }
+    }
+
+    /// `shelf reserve ID`.
+    struct Reserve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Place a hold on a title with no copy free.",
+            discussion: "Prints your place in the queue. `shelf sync` says when the hold is ready to borrow.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+        @Argument(help: "The title's id, or a unique part of it.") var id: String
+
+        func run() throws { try circulate(global, json: output.json) { try $0.reserve(id) } }
+    }
+
+    /// `shelf return ID`.
+    struct Return: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Return a loan, or cancel a hold.",
+            discussion: "Asks first on a terminal; --yes confirms without asking (needed without a terminal). "
+                + "Local files of a returned title are removed.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+        @Argument(help: "The title's id, or a unique part of it.") var id: String
+        @Flag(name: .shortAndLong, help: "Do not ask for confirmation.") var yes = false
+
+        func run() throws {
+            if !yes {
+                try withFailureHandling {
+                    let store = try global.openStore()
+                    let summary = try store.edition(id, in: try store.library(named: global.library)).summary
+                    let verb = summary.entitlement == .loan ? "Return" : "Cancel your hold on"
+                    guard let answer = Prompt.confirm("\(verb) \(summary.title)?") else {
+                        throw CirculationError.confirmationNeeded("\(verb.lowercased()) \(summary.title)")
+                    }
+                    if !answer {
+                        Output.line("Kept \(summary.title).")
+                        throw ExitCode.success
+                    }
+                }
+            }
+            try circulate(global, json: output.json) { try $0.returnTitle(id) }
+        }
+    }
+}

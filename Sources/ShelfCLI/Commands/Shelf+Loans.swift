@@ -1,0 +1,50 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+/// Prints the patron's loans or holds.
+private func printShelf(_ global: GlobalOptions, json: Bool, kinds: Set<Entitlement>, empty: String) throws {
+    try withFailureHandling {
+        let store = try global.openStore()
+        let library = try store.library(named: global.library)
+        let editions = try store.editions(of: library).filter { kinds.contains($0.entitlement) }
+        if json { return try Output.json(editions) }
+        if editions.isEmpty {
+            if !global.quiet { Output.line(empty) }
+            return
+        }
+        Output.table(
+            ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "STATUS"],
+            editions.map { [$0.shortID, $0.title, $0.authors, $0.medium, $0.state.label, $0.circulation] })
+    }
+}
+
+extension Shelf {
+    /// `shelf loans`.
+    struct Loans: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List your loans with the days left.",
+            discussion: "From the store: run `shelf sync` (signed in) to bring it up to date. Works offline.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+
+        func run() throws {
+            try printShelf(global, json: output.json, kinds: [.loan], empty: "No loans. (Signed in? `shelf login`, then `shelf sync`.)")
+        }
+    }
+
+    /// `shelf holds`.
+    struct Holds: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List your holds: place in line, or ready to borrow until when.",
+            discussion: "From the store: run `shelf sync` (signed in) to bring it up to date. Works offline.")
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+
+        func run() throws {
+            try printShelf(global, json: output.json, kinds: [.hold, .holdReady], empty: "No holds.")
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// An Authentication for OPDS 1.0 document: how a library's patrons sign in.
+public struct AuthenticationDocument: Sendable, Equatable {
+    public static let basicType = "http://opds-spec.org/auth/basic"
+    public static let basicTokenType = "http://thepalaceproject.org/authtype/basic-token"
+    public static let mediaType = "application/vnd.opds.authentication.v1.0+json"
+
+    /// One way of signing in.
+    public struct Flow: Sendable, Equatable {
+        public var type: String
+        public var description: String?
+        /// The prompt for the card number, from the document ("Library card", "Barcode").
+        public var loginLabel: String
+        /// The prompt for the secret ("PIN", "Password").
+        public var passwordLabel: String
+        /// The basic-token flow's token endpoint (`rel="authenticate"`).
+        public var authenticateURL: String?
+
+        /// Whether shelf can sign in with this flow from a terminal.
+        public var isSupported: Bool {
+            type == AuthenticationDocument.basicType
+                || (type == AuthenticationDocument.basicTokenType && authenticateURL != nil)
+        }
+    }
+
+    public var id: String?
+    public var title: String
+    public var description: String?
+    public var flows: [Flow]
+    /// Flows that were skipped because they were incomplete, one line each.
+    public var warnings: [String]
+
+    /// The flow shelf uses: basic-token when offered (the password then travels once per token), else basic.
+    public var preferredFlow: Flow? {
+        flows.first { $0.type == Self.basicTokenType && $0.isSupported } ?? flows.first { $0.type == Self.basicType }
+    }
+
+    /// Reads a document; relative links resolve against `url`.
+    public static func parse(_ data: Data, url: URL) throws(CirculationError) -> AuthenticationDocument {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw .malformedAuthDocument(url: url.absoluteString, reason: "not JSON")
+        }
+        guard let root = object as? [String: Any] else {
+            throw .malformedAuthDocument(url: url.absoluteString, reason: "not a JSON object")
+        }
+        guard let entries = root["authentication"] as? [Any] else {
+            throw .malformedAuthDocument(url: url.absoluteString, reason: "no \"authentication\" list")
+        }
+        var flows: [Flow] = []
+        var warnings: [String] = []
+        for (index, item) in entries.enumerated() {
+            guard let flow = item as? [String: Any], let type = flow["type"] as? String, !type.isEmpty else {
+                warnings.append("sign-in method \(index + 1) has no type; ignored")
+                continue
+            }
+            let labels = flow["labels"] as? [String: Any]
+            let links = (flow["links"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+            let authenticate = links.first { $0["rel"] as? String == "authenticate" }?["href"] as? String
+            flows.append(Flow(
+                type: type, description: flow["description"] as? String,
+                loginLabel: (labels?["login"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Library card",
+                passwordLabel: (labels?["password"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "PIN",
+                authenticateURL: authenticate.flatMap { URL(string: $0, relativeTo: url)?.absoluteString }))
+        }
+        return AuthenticationDocument(
+            id: root["id"] as? String, title: root["title"] as? String ?? url.host ?? "the library",
+            description: root["description"] as? String, flows: flows, warnings: warnings)
+    }
+
+    /// A short name for a flow type a patron may recognise.
+    public static func displayName(of type: String) -> String {
+        let known = [
+            "http://librarysimplified.org/authtype/SAML-2.0": "SAML single sign-on",
+            "http://opds-spec.org/auth/oauth/implicit": "OAuth (implicit grant)",
+            "http://librarysimplified.org/authtype/OAuth-with-intermediary": "OAuth with intermediary",
+            "http://thepalaceproject.org/authtype/OpenIDConnect": "OpenID Connect",
+            "http://palaceproject.io/authtype/OpenIDConnect": "OpenID Connect",
+        ]
+        return known[type].map { "\($0) (\(type))" } ?? type
+    }
+}
+
+/// An RFC 7807 problem document (`application/api-problem+json`), as Palace servers send them.
+public struct ProblemDocument: Sendable, Equatable {
+    public var type: String?
+    public var title: String?
+    public var status: Int?
+    public var detail: String?
+
+    public static let loanLimit = "http://librarysimplified.org/terms/problem/loan-limit-reached"
+    public static let holdLimit = "http://librarysimplified.org/terms/problem/hold-limit-reached"
+    public static let loanExists = "http://librarysimplified.org/terms/problem/loan-already-exists"
+    public static let holdExists = "http://librarysimplified.org/terms/problem/hold-already-exists"
+    public static let noActiveLoan = "http://librarysimplified.org/terms/problem/no-active-loan"
+    public static let notFound = "http://librarysimplified.org/terms/problem/not-found"
+    public static let credentialsInvalid = "http://librarysimplified.org/terms/problem/credentials-invalid"
+
+    /// Parses a body that claims to be a problem document; nil when it is not one.
+    public static func parse(_ data: Data) -> ProblemDocument? {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        let document = ProblemDocument(
+            type: object["type"] as? String, title: object["title"] as? String,
+            status: (object["status"] as? NSNumber)?.intValue, detail: object["detail"] as? String)
+        return document.type == nil && document.title == nil && document.detail == nil ? nil : document
+    }
+
+    /// A 401 the client can recover from by getting a new token (Palace marks these in the type).
+    public var isRecoverableAuth: Bool { type?.contains("/auth/recoverable/") == true }
+
+    /// The server's own words, for a message.
+    public var text: String {
+        let words = [title, detail].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .filter { !$0.isEmpty }
+        return words.isEmpty ? (type ?? "no detail") : words.joined(separator: ": ")
+    }
+}

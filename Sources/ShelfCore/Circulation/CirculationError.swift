@@ -1,0 +1,69 @@
+import Foundation
+
+/// Why signing in, borrowing, reserving or returning did not work.
+public enum CirculationError: ShelfFailure, Equatable {
+    case notSignedIn(library: String)
+    case credentialsRejected(library: String)
+    case loginRejected(library: String)
+    case unsupportedAuth(library: String, types: [String])
+    case malformedAuthDocument(url: String, reason: String)
+    case noAuthDocument(library: String)
+    case noTerminal(what: String)
+    case loanLimit(String)
+    case holdLimit(String)
+    case alreadyHave(String)
+    case serverNotFound(String)
+    case refused(status: Int, reason: String)
+    case notAnEntry(url: String, reason: String)
+    case cannotBorrow(title: String, reason: String)
+    case cannotReserve(title: String, reason: String)
+    case cannotReturn(title: String, reason: String)
+    case credentialsFile(path: String, reason: String)
+    case confirmationNeeded(String)
+
+    public var exitCode: ShelfExit {
+        switch self {
+        case .notSignedIn, .credentialsRejected, .loginRejected: .notPermitted
+        case .unsupportedAuth: .unsupportedAuth
+        case .malformedAuthDocument, .notAnEntry: .badData
+        case .noAuthDocument: .configuration
+        case .noTerminal, .confirmationNeeded: .usage
+        case .loanLimit: .loanLimit
+        case .holdLimit: .holdLimit
+        case .alreadyHave: .alreadyHave
+        case .serverNotFound: .serverNotFound
+        case .refused: .serverError
+        case .cannotBorrow, .cannotReserve, .cannotReturn: .notAllowed
+        case .credentialsFile: .storeFailure
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notSignedIn(let library): "not signed in to \(library): run `shelf login --library \(library)` first"
+        case .credentialsRejected(let library):
+            "\(library) no longer accepts the stored card and PIN; they were erased: run `shelf login --library \(library)`"
+        case .loginRejected(let library): "\(library) did not accept that card number and PIN; nothing was stored"
+        case .unsupportedAuth(let library, let types):
+            "\(library) signs patrons in with \(types.map(AuthenticationDocument.displayName).joined(separator: ", ")), "
+                + "which shelf cannot do from a terminal; only library card and PIN sign-in is supported"
+        case .malformedAuthDocument(let url, let reason):
+            "the library's authentication document at \(Redaction.url(url)) is malformed (\(reason)); try again later or tell the library"
+        case .noAuthDocument(let library):
+            "\(library) does not say how to sign in (no authentication document); run `shelf sync` and try again"
+        case .noTerminal(let what): "no terminal to ask for the \(what): use --password-stdin (and --username)"
+        case .loanLimit(let text): "loan limit reached: \(text); return something first (`shelf loans`)"
+        case .holdLimit(let text): "hold limit reached: \(text); cancel a hold first (`shelf holds`)"
+        case .alreadyHave(let text): "already yours: \(text); run `shelf sync` to see it"
+        case .serverNotFound(let text): "the library does not know this title or loan: \(text); run `shelf sync`"
+        case .refused(let status, let reason): "the library refused (\(status)): \(reason); try again later"
+        case .notAnEntry(let url, let reason):
+            "the library's answer from \(Redaction.url(url)) is not an OPDS entry (\(reason)); run `shelf sync` to see what happened"
+        case .cannotBorrow(let title, let reason): "cannot borrow \(title): \(reason)"
+        case .cannotReserve(let title, let reason): "cannot reserve \(title): \(reason)"
+        case .cannotReturn(let title, let reason): "cannot return \(title): \(reason)"
+        case .credentialsFile(let path, let reason): "credentials file \(path): \(reason)"
+        case .confirmationNeeded(let what): "\(what): add --yes to confirm when there is no terminal to ask"
+        }
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What shelf keeps to act for the patron at one library. Never printed or logged.
+public struct Credentials: Codable, Sendable, Equatable {
+    public var authType: String
+    public var username: String
+    public var password: String
+    /// The basic-token flow's endpoint.
+    public var authenticateURL: String?
+    public var token: String?
+    public var tokenExpiresAt: Date?
+
+    public init(
+        authType: String, username: String, password: String, authenticateURL: String? = nil,
+        token: String? = nil, tokenExpiresAt: Date? = nil
+    ) {
+        self.authType = authType
+        self.username = username
+        self.password = password
+        self.authenticateURL = authenticateURL
+        self.token = token
+        self.tokenExpiresAt = tokenExpiresAt
+    }
+
+    /// The card number with all but its last two characters hidden, for messages.
+    public var maskedUsername: String {
+        username.count <= 2 ? "••" : String(repeating: "•", count: min(username.count - 2, 8)) + username.suffix(2)
+    }
+}
+
+// Credentials never show in `dump`, string interpolation or `--verbose` by accident.
+extension Credentials: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String { "Credentials(\(authType), card \(maskedUsername), secret redacted)" }
+    public var debugDescription: String { description }
+}
+
+/// One file per library, readable by the user alone (0600 in a 0700 directory), replaced atomically.
+public struct CredentialStore: Sendable {
+    public let directory: URL
+    /// Called with a one-line warning (a file whose permissions were too open and were fixed).
+    public var warn: (@Sendable (String) -> Void)?
+
+    public init(home: Home, warn: (@Sendable (String) -> Void)? = nil) {
+        directory = home.credentials
+        self.warn = warn
+    }
+
+    public func file(for library: String) -> URL { directory.appendingPathComponent("\(library).json") }
+
+    /// The stored credentials, or nil when the patron has not signed in.
+    public func load(_ library: String) throws(CirculationError) -> Credentials? {
+        let path = file(for: library).path
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        guard info.st_uid == getuid() else {
+            throw .credentialsFile(path: path, reason: "owned by another user; refusing to use it (remove it and `shelf login` again)")
+        }
+        if info.st_mode & 0o077 != 0 {
+            guard chmod(path, 0o600) == 0 else {
+                throw .credentialsFile(path: path, reason: "readable by others and cannot be fixed: \(String(cString: strerror(errno)))")
+            }
+            warn?("credentials file \(path) was readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); fixed to 600")
+        }
+        do {
+            let data = try Data(contentsOf: file(for: library))
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            return try decoder.decode(Credentials.self, from: data)
+        } catch {
+            throw .credentialsFile(path: path, reason: "unreadable; remove it and run `shelf login` again")
+        }
+    }
+
+    /// Writes the credentials: a private temporary file, flushed, then renamed over the old one.
+    public func save(_ credentials: Credentials, for library: String) throws(CirculationError) {
+        let target = file(for: library)
+        do {
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            _ = chmod(directory.path, 0o700)
+            let encoder = JSONEncoder()
+            encoder.dateEncodingStrategy = .secondsSince1970
+            encoder.outputFormatting = [.sortedKeys]
+            let data = try encoder.encode(credentials)
+            let temporary = directory.appendingPathComponent(".\(library).\(getpid()).tmp")
+            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            let synced = fsync(descriptor)
+            close(descriptor)
+            guard written == data.count, synced == 0, rename(temporary.path, target.path) == 0 else {
+                unlink(temporary.path)
+                throw POSIXError(.EIO)
+            }
+        } catch {
+            throw .credentialsFile(path: target.path, reason: "cannot be written: \(error.localizedDescription)")
+        }
+    }
+
+    /// Erases the credentials; true when there were any.
+    @discardableResult
+    public func erase(_ library: String) -> Bool {
+        unlink(file(for: library).path) == 0
+    }
+}

@@ -1,0 +1,151 @@
+import Foundation
+
+/// Sends a patron's requests to one library with their credentials, getting and renewing bearer tokens for
+/// the basic-token flow, and erasing credentials the library rejects.
+///
+/// Credentials go only to the library's own host. One session serves one thread at a time.
+public final class LibrarySession: @unchecked Sendable {
+    public let library: Library
+    private let credentialStore: CredentialStore
+    private let http: HTTPClient
+    private var credentials: Credentials?
+    private let lock = NSLock()
+    /// A token is renewed this long before it expires, so a request never carries one about to lapse.
+    private let renewalMargin: TimeInterval = 60
+
+    public init(library: Library, credentialStore: CredentialStore, configuration: HTTPConfiguration) throws(CirculationError) {
+        self.library = library
+        self.credentialStore = credentialStore
+        self.http = HTTPClient(configuration: configuration)
+        self.credentials = try credentialStore.load(library.name)
+    }
+
+    public var isSignedIn: Bool { lock.withLock { credentials != nil } }
+
+    /// Whether `url` is on the library's host, the only place credentials are sent.
+    private func isLibraryHost(_ url: URL) -> Bool {
+        guard let base = URL(string: library.url) else { return false }
+        return url.host?.lowercased() == base.host?.lowercased() && url.port == base.port
+            && url.scheme?.lowercased() == base.scheme?.lowercased()
+    }
+
+    /// Sends a request, with credentials when the patron is signed in and the URL is the library's.
+    ///
+    /// A 401 with a recoverable problem (an expired token) gets a new token and one retry; a 401 for
+    /// credentials the library no longer accepts erases them and throws `credentialsRejected`.
+    public func send(
+        _ url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+        validators: CacheValidators? = nil, spillingTo file: URL? = nil
+    ) throws -> HTTPResponse {
+        try lock.withLock {
+            var retried = false
+            while true {
+                var allHeaders = headers
+                let usedToken: Bool
+                if let credentials, isLibraryHost(url) {
+                    let (value, token) = try authorization(credentials)
+                    allHeaders["Authorization"] = value
+                    usedToken = token
+                } else {
+                    usedToken = false
+                }
+                let response: HTTPResponse
+                if let file {
+                    response = try http.get(url, headers: allHeaders, validators: validators, spillingTo: file)
+                } else {
+                    response = try http.request(url, method: method, headers: allHeaders, body: body)
+                }
+                guard response.status == 401, credentials != nil, isLibraryHost(url) else { return response }
+                let problem = ProblemDocument.parse(response.body)
+                if usedToken && !retried && (problem?.isRecoverableAuth ?? true) {
+                    // The token lapsed early or was revoked: the card and PIN may still be good.
+                    credentials?.token = nil
+                    retried = true
+                    continue
+                }
+                if problem?.isRecoverableAuth == true { return response }
+                credentials = nil
+                credentialStore.erase(library.name)
+                throw CirculationError.credentialsRejected(library: library.name)
+            }
+        }
+    }
+
+    /// The Authorization header for the stored credentials, getting a token first when the flow needs one.
+    private func authorization(_ stored: Credentials) throws -> (String, Bool) {
+        guard stored.authType == AuthenticationDocument.basicTokenType else {
+            return (Self.basic(stored.username, stored.password), false)
+        }
+        if let token = stored.token, let expires = stored.tokenExpiresAt, expires.timeIntervalSinceNow > renewalMargin {
+            return ("Bearer \(token)", true)
+        }
+        let renewed: Credentials
+        do {
+            renewed = try Self.fetchToken(http: http, credentials: stored, library: library.name)
+        } catch CirculationError.loginRejected {
+            // The card or PIN itself is no longer good (changed, expired card): stop using it.
+            credentials = nil
+            credentialStore.erase(library.name)
+            throw CirculationError.credentialsRejected(library: library.name)
+        }
+        credentials = renewed
+        try credentialStore.save(renewed, for: library.name)
+        return ("Bearer \(renewed.token ?? "")", true)
+    }
+
+    static func basic(_ username: String, _ password: String) -> String {
+        "Basic " + Data("\(username):\(password)".utf8).base64EncodedString()
+    }
+
+    /// Exchanges card and PIN for a bearer token at the flow's authenticate link.
+    static func fetchToken(http: HTTPClient, credentials: Credentials, library: String) throws -> Credentials {
+        guard let endpoint = credentials.authenticateURL.flatMap(URL.init(string:)) else {
+            throw CirculationError.malformedAuthDocument(url: library, reason: "the basic-token flow has no authenticate link")
+        }
+        let response = try http.request(
+            endpoint, method: "POST",
+            headers: ["Authorization": basic(credentials.username, credentials.password), "Accept": "application/json"],
+            body: Data())
+        if response.status == 401 || response.status == 403 { throw CirculationError.loginRejected(library: library) }
+        guard (200..<300).contains(response.status) else {
+            throw CirculationError.refused(
+                status: response.status,
+                reason: ProblemDocument.parse(response.body)?.text ?? "the token endpoint answered \(response.status)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
+            let token = object["access_token"] as? String, !token.isEmpty
+        else {
+            throw CirculationError.notAnEntry(url: endpoint.absoluteString, reason: "no access_token in the token response")
+        }
+        let lifetime = (object["expires_in"] as? NSNumber)?.doubleValue ?? 3600
+        var renewed = credentials
+        renewed.token = token
+        renewed.tokenExpiresAt = Date().addingTimeInterval(lifetime)
+        return renewed
+    }
+
+    /// Checks a card and PIN with the library, then stores them (with a token for the basic-token flow).
+    ///
+    /// Nothing is stored when the library refuses them.
+    public static func signIn(
+        library: Library, flow: AuthenticationDocument.Flow, username: String, password: String,
+        credentialStore: CredentialStore, configuration: HTTPConfiguration
+    ) throws -> Credentials {
+        let http = HTTPClient(configuration: configuration)
+        var credentials = Credentials(
+            authType: flow.type, username: username, password: password, authenticateURL: flow.authenticateURL)
+        if flow.type == AuthenticationDocument.basicTokenType {
+            credentials = try fetchToken(http: http, credentials: credentials, library: library.name)
+        } else if let shelf = library.shelfURL.flatMap(URL.init(string:)) {
+            // Basic credentials are checked by reading the patron's loans.
+            let response = try http.request(
+                shelf, headers: ["Authorization": basic(username, password), "Accept": "application/atom+xml"])
+            if response.status == 401 || response.status == 403 { throw CirculationError.loginRejected(library: library.name) }
+            guard (200..<300).contains(response.status) else {
+                throw NetworkError.httpStatus(url: shelf.absoluteString, status: response.status)
+            }
+        }
+        try credentialStore.save(credentials, for: library.name)
+        return credentials
+    }
+}

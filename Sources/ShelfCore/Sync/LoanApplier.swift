@@ -1,0 +1,145 @@
+import Foundation
+import GRDB
+
+/// Something about the patron's shelf that a sync should tell them.
+public struct ShelfNotice: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        /// A hold's copy is waiting to be borrowed.
+        case holdReady = "hold-ready"
+        /// A loan ends within three days.
+        case dueSoon = "due-soon"
+        /// A loan or hold is no longer on the patron's shelf.
+        case ended
+    }
+
+    public var kind: Kind
+    public var id: String
+    public var title: String
+    public var message: String
+}
+
+/// Writes the patron's loans and holds from the loans feed, and ends those the feed no longer lists.
+final class LoanApplier {
+    private let db: Database
+    private let libraryID: Int64
+    private let syncID: Int64?
+    private let now: Date
+    private let applier: EntryApplier
+    private(set) var notices: [ShelfNotice] = []
+
+    init(db: Database, libraryID: Int64, syncID: Int64?, now: Date, applier: EntryApplier) throws {
+        self.db = db
+        self.libraryID = libraryID
+        self.syncID = syncID
+        self.now = now
+        self.applier = applier
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS seen_loans (edition_id INTEGER PRIMARY KEY)")
+        try db.execute(sql: "DELETE FROM temp.seen_loans")
+    }
+
+    /// Records one entry of the loans feed (or of a borrow response). Returns the edition's row id.
+    @discardableResult
+    func apply(_ record: EntryRecord) throws -> Int64 {
+        let entry = record.entry
+        let editionID = try Int64.fetchOne(
+            db, sql: "SELECT id FROM edition WHERE library_id = ? AND entry_id = ?", arguments: [libraryID, entry.id])
+            ?? applier.insertOffCatalog(record)
+        try db.execute(sql: "INSERT OR IGNORE INTO temp.seen_loans (edition_id) VALUES (?)", arguments: [editionID])
+        let kind: Entitlement = switch record.entitlement {
+        case .hold: .hold
+        case .holdReady: .holdReady
+        case .loan, .free, .none: .loan
+        }
+        let old = try Row.fetchOne(db, sql: "SELECT kind, until FROM loan WHERE edition_id = ?", arguments: [editionID])
+        let oldKind = (old?["kind"] as String?).flatMap(Entitlement.init(rawValue:))
+        let availability = record.availability
+        let acquisitions = (try? String(decoding: JSONEncoder().encode(entry.acquisitions), as: UTF8.self)) ?? "[]"
+        try db.execute(sql: """
+            INSERT INTO loan (edition_id, library_id, kind, since, until, holds_position, holds_total, copies_total,
+                              copies_available, revoke_url, acquisitions, first_seen_at, updated_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (edition_id) DO UPDATE SET kind = excluded.kind, since = excluded.since,
+                until = excluded.until, holds_position = excluded.holds_position, holds_total = excluded.holds_total,
+                copies_total = excluded.copies_total, copies_available = excluded.copies_available,
+                revoke_url = excluded.revoke_url, acquisitions = excluded.acquisitions, updated_at = excluded.updated_at
+            """, arguments: [
+                editionID, libraryID, kind.rawValue, availability?.since?.timeIntervalSince1970,
+                availability?.until?.timeIntervalSince1970, record.holds?.position, record.holds?.total,
+                record.copies?.total, record.copies?.available, entry.revokeURL, acquisitions,
+                now.timeIntervalSince1970, now.timeIntervalSince1970,
+            ])
+        if oldKind != kind {
+            let detail: String
+            switch kind {
+            case .loan:
+                detail = "on loan" + (availability?.until.map { " until \(Self.day($0))" } ?? "")
+            case .hold:
+                detail = "on hold" + (record.holds?.position.map { ", #\($0) in line" } ?? "")
+            default:
+                detail = "hold ready" + (availability?.until.map { ", borrow by \(Self.day($0))" } ?? "")
+            }
+            try event(editionID, kind.rawValue, detail)
+        }
+        if kind == .holdReady && oldKind != .holdReady {
+            notices.append(ShelfNotice(
+                kind: .holdReady, id: entry.id, title: entry.title,
+                message: "ready to borrow" + (availability?.until.map { " until \(Circulation.shortDate($0))" } ?? "")
+                    + ": shelf borrow \(EditionSummary.shortForm(of: entry.id))"))
+        }
+        if kind == .loan, let until = availability?.until, until.timeIntervalSince(now) < 3 * 86_400,
+            until > now
+        {
+            notices.append(ShelfNotice(
+                kind: .dueSoon, id: entry.id, title: entry.title,
+                message: Circulation.daysLeft(until: until, now: now)))
+        }
+        return editionID
+    }
+
+    /// How many loans and holds are stored.
+    func storedCount() throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM loan WHERE library_id = ?", arguments: [libraryID]) ?? 0
+    }
+
+    /// Ends the loans and holds the feed no longer lists; a downloaded edition's files go to Clearing.
+    func endUnseen() throws -> Int {
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT l.edition_id, l.kind, e.title, e.entry_id FROM loan l JOIN edition e ON e.id = l.edition_id
+            WHERE l.library_id = ? AND l.edition_id NOT IN (SELECT edition_id FROM temp.seen_loans)
+            """, arguments: [libraryID])
+        for row in rows {
+            let editionID: Int64 = row[0]
+            let kind: String = row[1]
+            let what = kind == Entitlement.loan.rawValue ? "loan" : "hold"
+            try end(editionID: editionID, reason: "the \(what) is no longer on the loans shelf (returned elsewhere or expired)")
+            notices.append(ShelfNotice(kind: .ended, id: row[3], title: row[2], message: "\(what) ended"))
+        }
+        return rows.count
+    }
+
+    /// Removes a loan or hold and moves a local copy to Clearing; the files are removed after the commit.
+    func end(editionID: Int64, reason: String) throws {
+        try db.execute(sql: "DELETE FROM loan WHERE edition_id = ?", arguments: [editionID])
+        try event(editionID, "ended", reason)
+        let row = try Row.fetchOne(db, sql: "SELECT state, has_local_copy FROM edition WHERE id = ?", arguments: [editionID])!
+        let current = Lifecycle(state: LifecycleState(rawValue: row[0]) ?? .new, hasLocalCopy: row[1])
+        let next = current.transition(.loanEnded) ?? current
+        guard next != current else { return }
+        try db.execute(sql: """
+            UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?
+            """, arguments: [next.state.rawValue, next.hasLocalCopy, reason, now.timeIntervalSince1970, editionID])
+        try event(editionID, "state", "\(current.state.label) → \(next.state.label): the loan ended")
+    }
+
+    private func event(_ editionID: Int64, _ kind: String, _ detail: String) throws {
+        try db.execute(sql: """
+            INSERT INTO event (library_id, edition_id, sync_id, at, kind, detail) VALUES (?, ?, ?, ?, ?, ?)
+            """, arguments: [libraryID, editionID, syncID, now.timeIntervalSince1970, kind, detail])
+    }
+
+    private static func day(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        return formatter.string(from: date)
+    }
+}
