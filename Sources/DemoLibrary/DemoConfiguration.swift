@@ -34,6 +34,20 @@ public struct DemoConfiguration: Sendable {
     public var loanLimit: Int
     /// Holds (waiting or ready) one patron may have at once.
     public var holdLimit: Int
+    /// How long a fulfilment token from `/works/{id}/fulfill` opens the manifest, in seconds.
+    public var fulfilmentTokenLifetime: TimeInterval
+    /// How long the signed part links of a manifest work, in seconds.
+    public var partLinkLifetime: TimeInterval
+    /// Serve every audiobook part at this size, its audio repeated (for benchmarks); `nil` serves the audio as made.
+    public var partBytes: Int?
+    /// Give every audiobook this many parts; `nil` gives each 2 to 4, depending on its id.
+    public var partCount: Int?
+    /// The work fulfilled as a packaged audiobook (`application/audiobook+zip`) rather than a manifest.
+    public var packagedAudiobookID: String?
+    /// The ffmpeg executable that makes the audio; `nil` looks for `ffmpeg` on PATH.
+    public var ffmpegPath: String?
+    /// Where generated audio is cached across starts; `nil` is `shelf-demo-audio` in the temporary directory.
+    public var audioCacheDirectory: URL?
 
     /// Creates a configuration; the defaults serve the built-in catalog on an ephemeral port to
     /// two patrons, "demo"/"1234" (with the starting shelf) and "other"/"5678".
@@ -53,7 +67,14 @@ public struct DemoConfiguration: Sendable {
         loanDuration: TimeInterval = 21 * 86_400,
         holdReadyDuration: TimeInterval = 3 * 86_400,
         loanLimit: Int = 3,
-        holdLimit: Int = 3
+        holdLimit: Int = 3,
+        fulfilmentTokenLifetime: TimeInterval = 3_600,
+        partLinkLifetime: TimeInterval = 3_600,
+        partBytes: Int? = nil,
+        partCount: Int? = nil,
+        packagedAudiobookID: String? = DemoConfiguration.builtInPackagedAudiobookID,
+        ffmpegPath: String? = nil,
+        audioCacheDirectory: URL? = nil
     ) {
         self.pageSize = pageSize
         self.generatedEntries = generatedEntries
@@ -71,7 +92,18 @@ public struct DemoConfiguration: Sendable {
         self.holdReadyDuration = holdReadyDuration
         self.loanLimit = loanLimit
         self.holdLimit = holdLimit
+        self.fulfilmentTokenLifetime = fulfilmentTokenLifetime
+        self.partLinkLifetime = partLinkLifetime
+        self.partBytes = partBytes
+        self.partCount = partCount
+        self.packagedAudiobookID = packagedAudiobookID
+        self.ffmpegPath = ffmpegPath
+        self.audioCacheDirectory = audioCacheDirectory
     }
+
+    /// The built-in catalog's packaged audiobook: "The Secret Garden", which can be borrowed.
+    public static let builtInPackagedAudiobookID = "urn:uuid:7d3c000a-5a1e-4c6b-9f0e-d0c5e1f0000a"
+
 
     /// Every patron's credentials, the first patron first.
     public var accounts: [DemoAccount] {

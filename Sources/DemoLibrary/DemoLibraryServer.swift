@@ -8,7 +8,7 @@ import Logging
 public final class DemoLibraryServer: Sendable {
     /// The configuration the server was created with.
     public let configuration: DemoConfiguration
-    /// The catalog, patron and fault switches; change them while the server runs.
+    /// The catalog, patrons, clock and fault switches; change them while the server runs.
     public let state: DemoState
 
     private enum Lifecycle {
@@ -78,6 +78,9 @@ public final class DemoLibraryServer: Sendable {
         let url = URL(string: "http://127.0.0.1:\(port)/")!
         await state.setBaseURL(url)
         lifecycle.withLock { $0 = .running(task: task, url: url) }
+        // The audio is made (or read from its cache) in the background; fulfilment waits for it.
+        let state = self.state
+        Task { try? await state.prepareAudio() }
         return url
     }
 
@@ -100,6 +103,7 @@ public final class DemoLibraryServer: Sendable {
         let app = makeApplication { port in
             let url = URL(string: "http://127.0.0.1:\(port)/")!
             await state.setBaseURL(url)
+            Task { try? await state.prepareAudio() }
             await onListening(url)
         }
         try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
@@ -112,6 +116,7 @@ public final class DemoLibraryServer: Sendable {
         router.add(middleware: DemoStateMiddleware(state: state))
         CatalogRoutes.add(to: router, state: state)
         LoansRoutes.add(to: router, state: state, configuration: configuration)
+        FulfilmentRoutes.add(to: router, state: state, configuration: configuration)
         AdminRoutes.add(to: router, state: state)
         // Quiet by default: the executable's stdout carries only its "listening on" line.
         var logger = Logger(label: "shelf-demo-library") { label in StreamLogHandler.standardError(label: label) }

@@ -5,6 +5,8 @@ struct FeedRenderer: Sendable {
     /// Server root with a trailing slash, e.g. `http://127.0.0.1:54321/`.
     let base: String
     let libraryName: String
+    /// The work fulfilled as `application/audiobook+zip` instead of a manifest.
+    var packagedAudiobookID: String?
 
     /// How an entry is offered: in the catalog, on the patron's shelf as a loan, or as a hold.
     enum EntryContext {
@@ -195,7 +197,8 @@ struct FeedRenderer: Sendable {
 
     private func acquisition(_ t: DemoTitle, context: EntryContext, workPath: String, into out: inout String) {
         let pool = t.license
-        let contentType = t.medium == .audiobook ? "application/audiobook+json" : "application/epub+zip"
+        let contentType = t.medium == .ebook ? "application/epub+zip"
+            : t.id == packagedAudiobookID ? "application/audiobook+zip" : "application/audiobook+json"
         let drmType = t.medium == .audiobook
             ? "application/vnd.librarysimplified.bearer-token+json" : "application/vnd.adobe.adept+xml"
         switch context {

@@ -159,6 +159,14 @@ enum AdminRoutes {
             await state.expireAllTokens()
             return Response(status: .noContent)
         }
+        admin.post("fulfilment/expire") { _, _ in
+            await state.expireFulfilment()
+            return Response(status: .noContent)
+        }
+        admin.post("titles/{id}/audio-faults") { request, context in
+            await state.setAudioFaults(try await decode(AudioFaults.self, request, context), for: id(context))
+            return try HTTPSupport.json(await state.switches)
+        }
     }
 
     private static func id(_ context: DemoRequestContext) -> String {

@@ -33,7 +33,7 @@ public struct DemoLoan: Codable, Sendable, Hashable {
     public var isReady: Bool { kind == .hold && position == 0 }
 }
 
-/// The demo patron: credentials plus the loans and holds on their shelf.
+/// A patron of the demo library: credentials plus the loans and holds on their shelf.
 public struct DemoPatron: Sendable {
     /// HTTP Basic username (the library card barcode).
     public var username: String

@@ -45,7 +45,7 @@ public actor DemoState {
     /// The patrons and their shelves, the configured first patron first.
     public internal(set) var patrons: [DemoPatron]
     /// The fault switches in force.
-    public private(set) var switches: DemoSwitches
+    public internal(set) var switches: DemoSwitches
     /// Requests answered so far.
     public internal(set) var stats = DemoRequestStats()
 
@@ -62,6 +62,20 @@ public actor DemoState {
     var tokens: [String: DemoToken] = [:]
     /// Seconds added to the real clock by `advanceClock(by:)`.
     public internal(set) var clockOffset: TimeInterval = 0
+    /// Tokens issued by `/works/{id}/fulfill`, each opening one work's manifest.
+    var fulfilmentGrants: [String: DemoFulfilmentGrant] = [:]
+    /// Part links expiring at or before this epoch second are expired, whatever the clock says.
+    var partLinksExpiredThrough = 0
+    /// The latest expiry written into a part link so far.
+    var latestPartLinkExpiry = 0
+    /// Key of the part links' signatures, new for every server.
+    let signingKey = UInt64.random(in: 1...UInt64.max)
+    /// The chapter audio, made by ffmpeg on first use.
+    let audio: DemoAudio
+    /// Packaged audiobooks already zipped, by work id.
+    var packages: [String: ByteBuffer] = [:]
+    /// When the audio was first served, the Last-Modified of every part.
+    let audioModified = DemoDates.wholeSeconds(Date())
 
     /// Creates state for a catalog; unless the configuration says otherwise, the first patron
     /// starts with two loans and a hold from it.
@@ -82,15 +96,18 @@ public actor DemoState {
         self.patrons = patrons
         self.queues = queues
         self.switches = DemoSwitches(delayMilliseconds: configuration.delayMilliseconds)
-        self.renderer = FeedRenderer(base: "http://127.0.0.1/", libraryName: configuration.libraryName)
+        self.renderer = FeedRenderer(base: "http://127.0.0.1/", libraryName: configuration.libraryName,
+                                     packagedAudiobookID: configuration.packagedAudiobookID)
         self.lastStamp = DemoDates.wholeSeconds(now)
+        self.audio = DemoAudio(directory: configuration.audioCacheDirectory, ffmpegPath: configuration.ffmpegPath)
     }
 
     /// Sets the root URL written into every link; pages rendered before are dropped.
     func setBaseURL(_ url: URL) {
         var base = url.absoluteString
         if !base.hasSuffix("/") { base += "/" }
-        renderer = FeedRenderer(base: base, libraryName: configuration.libraryName)
+        renderer = FeedRenderer(base: base, libraryName: configuration.libraryName,
+                                packagedAudiobookID: configuration.packagedAudiobookID)
         cache.removeAll()
     }
 

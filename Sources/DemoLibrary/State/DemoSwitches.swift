@@ -70,6 +70,8 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var revokeFails: Bool
     /// The authentication document (also the body of a 401) is JSON cut off in the middle.
     public var malformedAuthDocument: Bool
+    /// Faults of audiobook parts, by title id; `"*"` applies to every title without its own entry.
+    public var audio: [String: AudioFaults]
 
     /// Creates switches; the default serves everything normally.
     public init(
@@ -79,7 +81,8 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         borrowFails: Bool = false,
         borrowHTML: Bool = false,
         revokeFails: Bool = false,
-        malformedAuthDocument: Bool = false
+        malformedAuthDocument: Bool = false,
+        audio: [String: AudioFaults] = [:]
     ) {
         self.delayMilliseconds = delayMilliseconds
         self.emptyLoans = emptyLoans
@@ -88,10 +91,11 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         self.borrowHTML = borrowHTML
         self.revokeFails = revokeFails
         self.malformedAuthDocument = malformedAuthDocument
+        self.audio = audio
     }
 
     private enum CodingKeys: String, CodingKey {
-        case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument
+        case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -104,6 +108,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         borrowHTML = try c.decodeIfPresent(Bool.self, forKey: .borrowHTML) ?? false
         revokeFails = try c.decodeIfPresent(Bool.self, forKey: .revokeFails) ?? false
         malformedAuthDocument = try c.decodeIfPresent(Bool.self, forKey: .malformedAuthDocument) ?? false
+        audio = try c.decodeIfPresent([String: AudioFaults].self, forKey: .audio) ?? [:]
     }
 }
 
@@ -123,6 +128,14 @@ public struct DemoRequestStats: Codable, Sendable, Equatable {
     public var basicRequests = 0
     /// Requests to protected routes carrying `Authorization: Bearer`.
     public var bearerRequests = 0
+    /// Requests for audiobook parts, by `<title id>/<part number>` (numbered from 1).
+    public var partRequests: [String: Int] = [:]
+    /// Part requests carrying a `Range` header, by `<title id>/<part number>`.
+    public var partRangeRequests: [String: Int] = [:]
+    /// Body bytes of parts actually written to the wire, by `<title id>/<part number>`.
+    public var partBytesSent: [String: Int] = [:]
+    /// Fulfilment tokens issued by `/works/{id}/fulfill`.
+    public var fulfilmentTokensIssued = 0
 
     /// Creates empty statistics.
     public init() {}

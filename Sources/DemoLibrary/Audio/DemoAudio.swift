@@ -1,0 +1,159 @@
+import Foundation
+
+/// One chapter's audio as ffmpeg makes it: a sine tone of a given pitch and length.
+struct AudioRecipe: Hashable, Sendable {
+    var frequency: Int
+    var seconds: Int
+
+    /// Bumped whenever the ffmpeg arguments change, so old cached files are not reused.
+    static let version = 1
+
+    /// The cache file's name, which is the whole recipe: same name, same bytes.
+    var fileName: String { "sine-\(frequency)hz-\(seconds)s-mono-22050-32k-v\(Self.version).mp3" }
+
+    var ffmpegArguments: [String] {
+        [
+            "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+            "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds):sample_rate=22050",
+            "-ac", "1", "-c:a", "libmp3lame", "-b:a", "32k",
+            // No timestamps or encoder versions in the file, so every run writes the same bytes.
+            "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact",
+            "-f", "mp3",
+        ]
+    }
+}
+
+/// A generated MP3 and its running time as ffprobe measured it.
+struct AudioClip: Sendable {
+    let bytes: [UInt8]
+    let duration: Double
+}
+
+/// Why the demo library has no audio to serve.
+struct DemoAudioError: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Makes the chapter audio of every demo audiobook with ffmpeg once, caching the files on disk
+/// under names that spell out their recipe, so later starts (and other servers) reuse them.
+actor DemoAudio {
+    /// The recipes of a title's parts: a pitch per chapter, shifted per title so books differ.
+    static func recipes(for id: String, partCount: Int?) -> [AudioRecipe] {
+        var hasher = FNV1a64()
+        hasher.combine(id)
+        let variant = Int(hasher.value % 3)
+        let count = partCount ?? (2 + Int((hasher.value >> 8) % 3))
+        let seconds = [3, 2, 4, 3]
+        return (0..<max(1, count)).map { n in
+            AudioRecipe(frequency: 220 + 110 * (n % 4) + 20 * variant, seconds: seconds[n % 4])
+        }
+    }
+
+    /// Every recipe any title can use (twelve), so one start-up makes all the audio there is.
+    static let allRecipes: [AudioRecipe] = (0..<3).flatMap { variant in
+        (0..<4).map { n in AudioRecipe(frequency: 220 + 110 * n + 20 * variant, seconds: [3, 2, 4, 3][n]) }
+    }
+
+    let directory: URL
+    let ffmpegPath: String?
+    private var generation: Task<[AudioRecipe: AudioClip], any Error>?
+
+    init(directory: URL?, ffmpegPath: String?) {
+        self.directory = directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("shelf-demo-audio", isDirectory: true)
+        self.ffmpegPath = ffmpegPath
+    }
+
+    /// The clips, generated on first call (or read from the cache); later calls share the result.
+    func clips() async throws -> [AudioRecipe: AudioClip] {
+        if let generation { return try await generation.value }
+        let directory = self.directory
+        let configured = ffmpegPath
+        let task = Task { try await Self.generate(Self.allRecipes, into: directory, ffmpeg: configured) }
+        generation = task
+        return try await task.value
+    }
+
+    private static func generate(
+        _ recipes: [AudioRecipe], into directory: URL, ffmpeg configured: String?
+    ) async throws -> [AudioRecipe: AudioClip] {
+        let tools = try locateTools(configured)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        var clips: [AudioRecipe: AudioClip] = [:]
+        for recipe in recipes {
+            let file = directory.appendingPathComponent(recipe.fileName)
+            let durationFile = file.appendingPathExtension("duration")
+            if let bytes = try? Data(contentsOf: file), !bytes.isEmpty,
+               let text = try? String(contentsOf: durationFile, encoding: .utf8),
+               let duration = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                clips[recipe] = AudioClip(bytes: Array(bytes), duration: duration)
+                continue
+            }
+            // Written under a private name and renamed, so concurrent servers never read half a file.
+            let scratch = directory.appendingPathComponent(".\(UUID().uuidString)-\(recipe.fileName)")
+            defer { try? FileManager.default.removeItem(at: scratch) }
+            _ = try await run(tools.ffmpeg, recipe.ffmpegArguments + [scratch.path])
+            let probe = try await run(tools.ffprobe, [
+                "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", scratch.path,
+            ])
+            guard let duration = Double(probe.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                throw DemoAudioError(description: "ffprobe gave no duration for \(recipe.fileName): \(probe)")
+            }
+            let bytes = try Data(contentsOf: scratch)
+            try Data(String(duration).utf8).write(to: durationFile, options: .atomic)
+            // rename(2) replaces atomically; another server may have put the same bytes there first.
+            _ = rename(scratch.path, file.path)
+            clips[recipe] = AudioClip(bytes: Array(bytes), duration: duration)
+        }
+        return clips
+    }
+
+    private static func locateTools(_ configured: String?) throws -> (ffmpeg: String, ffprobe: String) {
+        let fileManager = FileManager.default
+        let ffmpeg: String?
+        if let configured {
+            ffmpeg = fileManager.isExecutableFile(atPath: configured) ? configured : nil
+        } else {
+            let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+            ffmpeg = path.split(separator: ":").map { "\($0)/ffmpeg" }.first { fileManager.isExecutableFile(atPath: $0) }
+        }
+        guard let ffmpeg else {
+            throw DemoAudioError(description: "ffmpeg is not installed (\(configured ?? "not on PATH")); "
+                + "the demo library makes its audiobook parts with it; run Scripts/setup")
+        }
+        let ffprobe = URL(fileURLWithPath: ffmpeg).deletingLastPathComponent().appendingPathComponent("ffprobe").path
+        guard fileManager.isExecutableFile(atPath: ffprobe) else {
+            throw DemoAudioError(description: "ffprobe is missing next to \(ffmpeg); run Scripts/setup")
+        }
+        return (ffmpeg, ffprobe)
+    }
+
+    /// Runs a tool to completion without holding a thread of the concurrency pool; returns its stdout.
+    private static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        // Output goes to files rather than pipes, so a chatty tool can never fill a pipe and stall.
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-demo-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        defer { try? handle.close() }
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do { try process.run() } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: DemoAudioError(description: "could not run \(executable): \(error)"))
+            }
+        }
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        guard status == 0 else {
+            throw DemoAudioError(description: "\(URL(fileURLWithPath: executable).lastPathComponent) failed "
+                + "(exit \(status)): \(text.trimmingCharacters(in: .whitespacesAndNewlines))")
+        }
+        return text
+    }
+}
