@@ -1,0 +1,203 @@
+import DemoLibrary
+import Foundation
+import Testing
+@testable import ShelfCore
+
+/// A demo library, an open-access audiobook's manifest, and a scratch directory for its parts.
+private final class DownloadFixture: @unchecked Sendable {
+    static let bookID = "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001"
+    let server = DemoLibraryServer()
+    var url: URL!
+    var manifest: ShelfCore.AudiobookManifest!
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-parts-\(UUID())")
+
+    func start() async throws {
+        url = try await server.start()
+        try await server.state.prepareAudio()
+        let manifestURL = URL(string: "works/\(Self.bookID)/fulfill/open-access", relativeTo: url)!.absoluteURL
+        let response = try await offloaded { try HTTPClient().request(manifestURL) }
+        manifest = try ShelfCore.AudiobookManifest.parse(response.body, url: manifestURL)
+    }
+
+    var parts: [DownloadPart] {
+        manifest.parts.map {
+            DownloadPart(index: $0.index, url: URL(string: $0.href)!,
+                         destination: directory.appendingPathComponent("part-\($0.index + 1).mp3"))
+        }
+    }
+
+    /// The server's bytes for each part, fetched whole.
+    func serverBytes() async throws -> [Data] {
+        let urls = manifest.parts.map { URL(string: $0.href)! }
+        return try await offloaded { try urls.map { try HTTPClient().request($0).body } }
+    }
+
+    func download(_ settings: DownloadSettings = DownloadFixture.quick, parts: [DownloadPart]? = nil) async throws
+        -> [Int: PartResult]
+    {
+        let parts = parts ?? self.parts
+        return try await offloaded { try PartDownloader(settings: settings).run(parts) }
+    }
+
+    static var quick: DownloadSettings {
+        var settings = DownloadSettings()
+        settings.backoffBase = 0.05
+        settings.backoffCap = 0.2
+        settings.stallSeconds = 5
+        return settings
+    }
+
+    func finish() async {
+        await server.stop()
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+@Suite(.serialized) struct PartDownloaderTests {
+    @Test func downloadsEveryPartByteForByte() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        #expect(fixture.manifest.parts.count >= 2)
+        let results = try await fixture.download()
+        let expected = try await fixture.serverBytes()
+        for (index, bytes) in expected.enumerated() {
+            #expect(results[index] == .complete(bytes: Int64(bytes.count)))
+            #expect(try Data(contentsOf: fixture.parts[index].destination) == bytes)
+            #expect(!FileManager.default.fileExists(atPath: fixture.parts[index].destination.path + ".part"))
+        }
+        // A second run finds everything in place and asks the server for nothing.
+        let before = await fixture.server.state.partRequestCount(DownloadFixture.bookID, part: 1)
+        #expect(try await fixture.download().values.allSatisfy { if case .complete = $0 { true } else { false } })
+        #expect(await fixture.server.state.partRequestCount(DownloadFixture.bookID, part: 1) == before)
+        await fixture.finish()
+    }
+
+    @Test func aDroppedConnectionResumesWithARange() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], dropAfterBytes: 3000), for: DownloadFixture.bookID)
+        let results = try await fixture.download()
+        // Only the missing bytes were sent again: 3000 before the drop, the rest once.
+        let sent = await fixture.server.state.partBytesSent(DownloadFixture.bookID, part: 1)
+        let expected = try await fixture.serverBytes()
+        #expect(results[0] == .complete(bytes: Int64(expected[0].count)))
+        #expect(try Data(contentsOf: fixture.parts[0].destination) == expected[0])
+        #expect(await fixture.server.state.partRangeRequestCount(DownloadFixture.bookID, part: 1) == 1)
+        #expect(sent == expected[0].count)
+        await fixture.finish()
+    }
+
+    @Test func serverErrorsAndRateLimitsAreRetried() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], failOnce: true), for: DownloadFixture.bookID)
+        var results = try await fixture.download()
+        #expect(results.values.allSatisfy { if case .complete = $0 { true } else { false } })
+        #expect(await fixture.server.state.partRequestCount(DownloadFixture.bookID, part: 1) == 2)
+
+        try FileManager.default.removeItem(at: fixture.directory)
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [2], rateLimitOnce: true), for: DownloadFixture.bookID)
+        let started = Date()
+        results = try await fixture.download()
+        #expect(results[1] == .complete(bytes: Int64(try await fixture.serverBytes()[1].count)))
+        // Retry-After: 1 was honoured rather than the short backoff.
+        #expect(Date().timeIntervalSince(started) >= 0.9)
+        await fixture.finish()
+    }
+
+    @Test func aPartThatChangedOnTheServerStartsOverWhileTheOthersResume() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        // The first attempt stops after 2000 bytes of every part...
+        await fixture.server.state.setAudioFaults(
+            AudioFaults(dropAfterBytes: 2000, dropEveryTime: true), for: DownloadFixture.bookID)
+        var settings = DownloadFixture.quick
+        settings.maxAttempts = 1
+        let first = try await fixture.download(settings)
+        #expect(first.values.allSatisfy { if case .failed = $0 { true } else { false } })
+        #expect(FileManager.default.fileExists(atPath: fixture.parts[0].destination.path + ".part"))
+        // ...then part 1 changes on the server: its partial bytes are stale, the others are still good.
+        await fixture.server.state.setAudioFaults(AudioFaults(changedParts: [1]), for: DownloadFixture.bookID)
+        let second = try await fixture.download()
+        let expected = try await fixture.serverBytes()
+        for (index, bytes) in expected.enumerated() {
+            #expect(second[index] == .complete(bytes: Int64(bytes.count)))
+            #expect(try Data(contentsOf: fixture.parts[index].destination) == bytes)
+        }
+        await fixture.finish()
+    }
+
+    @Test func oneMissingPartDoesNotStopTheOthers() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        await fixture.server.state.setAudioFaults(AudioFaults(missingParts: [2]), for: DownloadFixture.bookID)
+        let results = try await fixture.download()
+        #expect(results[1] == .failed(reason: "the server answered 404 Not Found"))
+        #expect(results[0] == .complete(bytes: Int64(try await fixture.serverBytes()[0].count)))
+        #expect(!FileManager.default.fileExists(atPath: fixture.parts[1].destination.path))
+        await fixture.finish()
+    }
+
+    @Test func aShortBodyIsNeverMovedIntoPlace() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], extraContentLength: 500), for: DownloadFixture.bookID)
+        var settings = DownloadFixture.quick
+        settings.maxAttempts = 3
+        let results = try await fixture.download(settings)
+        guard case .failed(let reason)? = results[0] else {
+            Issue.record("part 1 should fail, got \(String(describing: results[0]))")
+            await fixture.finish()
+            return
+        }
+        #expect(reason.hasPrefix("gave up after 3 attempts"))
+        #expect(!FileManager.default.fileExists(atPath: fixture.parts[0].destination.path))
+        await fixture.finish()
+    }
+
+    @Test func expiredPartURLsAreReportedSoTheCallerCanRefetch() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        await fixture.server.state.expireFulfilment()
+        let results = try await fixture.download()
+        for result in results.values {
+            guard case .expired(let status) = result else {
+                Issue.record("expected expired, got \(result)")
+                continue
+            }
+            #expect([401, 403, 410].contains(status))
+        }
+        await fixture.finish()
+    }
+
+    @Test func aManifestLengthThatDoesNotMatchFailsThePart() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        var parts = fixture.parts
+        parts[0].expectedLength = 12
+        let results = try await fixture.download(parts: parts)
+        guard case .failed(let reason)? = results[0] else {
+            Issue.record("expected a failure")
+            await fixture.finish()
+            return
+        }
+        #expect(reason.contains("the manifest says 12"))
+        #expect(!FileManager.default.fileExists(atPath: parts[0].destination.path))
+        await fixture.finish()
+    }
+
+    @Test func notEnoughDiskSpaceIsCheckedBeforeStarting() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        try FileManager.default.createDirectory(at: fixture.directory, withIntermediateDirectories: true)
+        var parts = fixture.parts
+        parts[0].expectedLength = Int64.max / 4
+        await #expect {
+            _ = try await fixture.download(parts: parts)
+        } throws: { error in
+            guard case DownloadError.diskSpace = error else { return false }
+            return (error as? DownloadError)?.description.hasPrefix("not enough disk space in") == true
+        }
+        await fixture.finish()
+    }
+}
