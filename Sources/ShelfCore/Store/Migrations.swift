@@ -161,6 +161,33 @@ enum Migrations {
                 CREATE INDEX loan_library ON loan(library_id, kind);
                 """)
         }
+        migrator.registerMigration("v3-fulfilment") { db in
+            try db.execute(sql: """
+                -- What fulfilment learnt for an edition: the manifest and when the URLs in it stop working.
+                CREATE TABLE fulfilment (
+                    edition_id INTEGER PRIMARY KEY REFERENCES edition(id) ON DELETE CASCADE,
+                    manifest TEXT NOT NULL,
+                    manifest_url TEXT,
+                    expires_at REAL,
+                    fetched_at REAL NOT NULL
+                );
+
+                -- One row per part of a downloaded or downloading edition.
+                CREATE TABLE part (
+                    edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
+                    idx INTEGER NOT NULL,
+                    href_path TEXT NOT NULL,
+                    file TEXT NOT NULL,
+                    title TEXT,
+                    duration REAL,
+                    bytes INTEGER,
+                    status TEXT NOT NULL,
+                    reason TEXT,
+                    updated_at REAL NOT NULL,
+                    PRIMARY KEY (edition_id, idx)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,391 @@
+import Foundation
+import GRDB
+
+/// What a download did.
+public struct DownloadReport: Codable, Sendable, Equatable {
+    public var id: String
+    public var title: String
+    public var state: LifecycleState
+    public var parts: Int
+    public var completeParts: Int
+    public var bytes: Int64
+    /// One line per part that did not complete.
+    public var failures: [String]
+    public var message: String
+}
+
+/// The state of one part, for `shelf show`.
+public struct PartStatus: Codable, Sendable, Equatable {
+    public var index: Int
+    public var title: String?
+    public var status: String
+    public var bytes: Int64?
+    public var expectedBytes: Int64?
+    public var reason: String?
+}
+
+/// Turns a borrowed (or open-access) audiobook into files on disk: finds a supported acquisition path, gets the
+/// manifest (through a bearer token when the library uses one), downloads the parts, and moves the edition
+/// through Authorising → Downloading → Processing → Downloaded — or back, keeping every byte it has.
+public final class FulfilmentService {
+    private let store: Store
+    private let home: Home
+    private let library: Library
+    private let session: LibrarySession
+    private let http: HTTPClient
+    private let settings: DownloadSettings
+    private let log: (@Sendable (String) -> Void)?
+    /// How many times expired URLs are refetched before giving up.
+    private let refetchLimit = 2
+
+    public init(
+        store: Store, home: Home, library: Library, configuration: HTTPConfiguration,
+        settings: DownloadSettings = DownloadSettings()
+    ) throws(CirculationError) {
+        self.store = store
+        self.home = home
+        self.library = library
+        self.settings = settings
+        self.log = configuration.log
+        session = try LibrarySession(library: library, credentialStore: CredentialStore(home: home), configuration: configuration)
+        http = HTTPClient(configuration: configuration)
+    }
+
+    // MARK: download
+
+    /// Downloads a title the patron may have. Safe to run again after any interruption: it resumes.
+    public func download(_ query: String) throws -> DownloadReport {
+        let detail = try store.edition(query, in: library)
+        let summary = detail.summary
+        let rowID = try store.resolveEdition(summary.id, in: library)
+        guard let lock = try FileLock.acquire(
+            home.temporary.appendingPathComponent("download-\(library.id)-\(rowID).lock"), timeout: 0)
+        else {
+            throw CirculationError.cannotBorrow(title: summary.title, reason: "another shelf is downloading it now")
+        }
+        defer { withExtendedLifetime(lock) {} }
+        if summary.state == .downloaded {
+            return try report(summary, rowID: rowID, message: "\(summary.title) is already downloaded.")
+        }
+        // A run that was killed left the edition mid-way: step back to where it rests, then start again.
+        if summary.state.isInProgress && summary.state != .clearing {
+            try store.applyLifecycle(.failed, to: summary.id, in: library, reason: "interrupted; resuming")
+        }
+        guard [.loan, .free].contains(summary.entitlement) else {
+            throw CirculationError.cannotBorrow(title: summary.title, reason: whyNotDownload(summary))
+        }
+        let acquisition = try chooseAcquisition(detail, rowID: rowID)
+        let isUpdate = try store.edition(summary.id, in: library).summary.state == .updated
+        try store.applyLifecycle(.downloadRequested, to: summary.id, in: library, reason: nil)
+        do {
+            var manifest = try manifest(for: acquisition, rowID: rowID, title: summary.title, refresh: isUpdate)
+            try store.applyLifecycle(.authorised, to: summary.id, in: library, reason: nil)
+            let target = bookDirectory(rowID: rowID, staging: isUpdate)
+            try recordParts(manifest, rowID: rowID)
+            var results: [Int: PartResult] = [:]
+            for round in 0...refetchLimit {
+                let wanted = manifest.parts.filter { part in
+                    if case .complete? = results[part.index] { return false }
+                    return true
+                }
+                let downloader = PartDownloader(settings: settings)
+                let parts = wanted.map { part in
+                    DownloadPart(
+                        index: part.index, url: URL(string: part.href)!,
+                        destination: target.appendingPathComponent(Self.fileName(part)), expectedLength: part.length)
+                }
+                var lastWrite = Date.distantPast
+                let fresh = try downloader.run(parts) { progress in
+                    guard Date().timeIntervalSince(lastWrite) > 1 else { return }
+                    lastWrite = Date()
+                    try? self.updatePart(rowID: rowID, index: progress.index, status: "downloading",
+                                         bytes: progress.received, reason: nil)
+                }
+                for (index, result) in fresh { results[index] = result }
+                try recordResults(fresh, rowID: rowID)
+                let expired = fresh.values.contains { if case .expired = $0 { true } else { false } }
+                guard expired, round < refetchLimit else { break }
+                // Signed URLs or the token lapsed: fetch them again; parts are matched by position and path.
+                log?("part links expired; fetching the manifest again")
+                manifest = try self.manifest(for: acquisition, rowID: rowID, title: summary.title, refresh: true)
+                try recordParts(manifest, rowID: rowID)
+            }
+            let failures = manifest.parts.compactMap { part -> String? in
+                switch results[part.index] {
+                case .complete?: return nil
+                case .expired(let status)?: return "part \(part.index + 1): the link expired (\(status))"
+                case .failed(let reason)?: return "part \(part.index + 1): \(reason)"
+                case nil: return "part \(part.index + 1): not attempted"
+                }
+            }
+            guard failures.isEmpty else {
+                let reason = "\(manifest.parts.count - failures.count) of \(manifest.parts.count) parts downloaded; "
+                    + failures[0] + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
+                try store.applyLifecycle(.failed, to: summary.id, in: library, reason: reason)
+                var report = try report(summary, rowID: rowID, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
+                report.failures = failures
+                return report
+            }
+            try store.applyLifecycle(.transferFinished, to: summary.id, in: library, reason: nil)
+            try finishProcessing(manifest, target: target, rowID: rowID, isUpdate: isUpdate)
+            try store.applyLifecycle(.processed, to: summary.id, in: library, reason: "\(manifest.parts.count) parts")
+            let done = try report(summary, rowID: rowID, message: "")
+            var final = done
+            final.message = "Downloaded \(summary.title): \(manifest.parts.count) part\(manifest.parts.count == 1 ? "" : "s"), "
+                + "\(Self.megabytes(done.bytes))."
+            return final
+        } catch {
+            try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
+            throw error
+        }
+    }
+
+    private func whyNotDownload(_ summary: EditionSummary) -> String {
+        switch summary.entitlement {
+        case .hold: return "it is on hold, not on loan"
+        case .holdReady: return "your hold is ready: shelf borrow \(summary.shortID) first"
+        default:
+            return summary.actions.contains(.borrow) ? "borrow it first: shelf borrow \(summary.shortID)"
+                : "it is not on loan to you"
+        }
+    }
+
+    /// The directory a book's files live in; an update goes to a staging directory beside it first.
+    private func bookDirectory(rowID: Int64, staging: Bool) -> URL {
+        let directory = home.files(library: library.id, edition: rowID)
+        return staging ? directory.deletingLastPathComponent().appendingPathComponent("\(rowID).next") : directory
+    }
+
+    static func fileName(_ part: AudiobookManifest.Part) -> String {
+        let ext = URL(string: part.href).map { $0.pathExtension.lowercased() }.flatMap { $0.isEmpty || $0.count > 5 ? nil : $0 }
+            ?? (part.type?.contains("mp4") == true ? "m4a" : "mp3")
+        return String(format: "part-%03d.", part.index + 1) + ext
+    }
+
+    private static func megabytes(_ bytes: Int64) -> String {
+        bytes < 1_048_576 ? "\(max(1, bytes / 1024)) KB" : String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+
+    // MARK: acquisition paths
+
+    private static let bearerType = BearerToken.mediaType
+    private static let manifestType = "application/audiobook+json"
+    private static let packageTypes = ["application/audiobook+zip", "application/zip"]
+
+    /// What can be fetched, and how.
+    enum Route {
+        /// A bearer-token document leading to the manifest.
+        case bearer(href: String)
+        /// The manifest itself.
+        case manifest(href: String)
+        /// A packaged audiobook (zip with manifest.json).
+        case package(href: String)
+    }
+
+    /// Picks the first acquisition path shelf can follow, or says why there is none.
+    private func chooseAcquisition(_ detail: EditionDetail, rowID: Int64) throws -> Route {
+        var acquisitions: [Acquisition] = []
+        if detail.summary.entitlement == .loan {
+            let json = try store.read { db in
+                try String.fetchOne(db, sql: "SELECT acquisitions FROM loan WHERE edition_id = ?", arguments: [rowID])
+            }
+            acquisitions = json.flatMap { try? JSONDecoder().decode([Acquisition].self, from: Data($0.utf8)) } ?? []
+        }
+        if acquisitions.isEmpty {
+            acquisitions = detail.acquisitions.map {
+                Acquisition(kind: AcquisitionKind(rawValue: $0.kind) ?? .generic, rel: $0.rel, href: $0.href,
+                            type: $0.type, indirect: $0.indirect)
+            }
+        }
+        var protection: ProtectionScheme?
+        var offered: [String] = []
+        for acquisition in acquisitions where [.generic, .openAccess].contains(acquisition.kind) {
+            for path in acquisition.paths {
+                let types = path.map { $0.lowercased() }
+                if let scheme = types.lazy.compactMap(ProtectionScheme.recognise).first {
+                    protection = protection ?? scheme
+                    continue
+                }
+                guard let first = types.first, let leaf = types.last else { continue }
+                offered.append(path.last ?? "")
+                if first.hasPrefix(Self.bearerType) && leaf.hasPrefix(Self.manifestType) {
+                    return .bearer(href: acquisition.href)
+                }
+                if first.hasPrefix(Self.manifestType) { return .manifest(href: acquisition.href) }
+                if Self.packageTypes.contains(where: { first.hasPrefix($0) }) { return .package(href: acquisition.href) }
+            }
+        }
+        if let protection {
+            throw FulfilmentError.protected(title: detail.summary.title, scheme: protection.rawValue)
+        }
+        throw FulfilmentError.noSupportedFormat(title: detail.summary.title, offered: offered.isEmpty ? ["nothing"] : offered)
+    }
+
+    // MARK: manifests
+
+    /// The manifest: the stored one while its URLs are good, else fetched again through the fulfilment link.
+    private func manifest(for route: Route, rowID: Int64, title: String, refresh: Bool) throws -> AudiobookManifest {
+        if !refresh, let stored = try store.read({ db in
+            try Row.fetchOne(db, sql: "SELECT manifest, expires_at FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
+        }) {
+            let expires: Double? = stored["expires_at"]
+            if expires.map({ $0 > Date().timeIntervalSince1970 + 60 }) ?? true,
+                let manifest = try? JSONDecoder().decode(AudiobookManifest.self, from: Data((stored["manifest"] as String).utf8))
+            {
+                return manifest
+            }
+        }
+        let manifest: AudiobookManifest
+        var expiresAt: Date?
+        var source: String
+        switch route {
+        case .manifest(let href):
+            guard let url = URL(string: href) else { throw FulfilmentError.malformedManifest(url: href, reason: "bad link") }
+            let response = try fetch(url, accept: Self.manifestType, bearer: nil)
+            manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? url)
+            source = response.url
+        case .bearer(let href):
+            guard let url = URL(string: href) else { throw FulfilmentError.malformedToken(url: href, reason: "bad link") }
+            let tokenResponse = try fetch(url, accept: Self.bearerType, bearer: nil)
+            let token = try BearerToken.parse(tokenResponse.body, url: URL(string: tokenResponse.url) ?? url)
+            guard let location = URL(string: token.location) else {
+                throw FulfilmentError.malformedToken(url: href, reason: "no usable location")
+            }
+            let response = try fetch(location, accept: Self.manifestType, bearer: token)
+            manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? location)
+            expiresAt = token.expiresAt
+            source = token.location
+        case .package(let href):
+            throw FulfilmentError.malformedManifest(url: href, reason: "packaged audiobooks are handled by the package path")
+        }
+        if let scheme = manifest.protection { throw FulfilmentError.protected(title: title, scheme: scheme.rawValue) }
+        let json = String(decoding: (try? JSONEncoder().encode(manifest)) ?? Data(), as: UTF8.self)
+        try store.write { db in
+            try db.execute(sql: """
+                INSERT INTO fulfilment (edition_id, manifest, manifest_url, expires_at, fetched_at) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT (edition_id) DO UPDATE SET manifest = excluded.manifest, manifest_url = excluded.manifest_url,
+                    expires_at = excluded.expires_at, fetched_at = excluded.fetched_at
+                """, arguments: [rowID, json, source, expiresAt?.timeIntervalSince1970, Date().timeIntervalSince1970])
+        }
+        return manifest
+    }
+
+    /// GETs a fulfilment document: through the library session on the library's host, with the bearer token
+    /// on the token's own location (libcurl drops it on a redirect to another host).
+    private func fetch(_ url: URL, accept: String, bearer: BearerToken?) throws -> HTTPResponse {
+        let headers = ["Accept": "\(accept), application/api-problem+json;q=0.5"]
+        let response: HTTPResponse
+        if let bearer {
+            guard bearer.isUsable() else { throw FulfilmentError.malformedToken(url: url.absoluteString, reason: "the token had already expired") }
+            response = try http.request(url, headers: headers.merging(["Authorization": "Bearer \(bearer.accessToken)"]) { $1 })
+        } else {
+            response = try session.send(url, headers: headers)
+        }
+        guard (200..<300).contains(response.status) else {
+            let problem = ProblemDocument.parse(response.body)
+            if response.status == 401 { throw CirculationError.notSignedIn(library: library.name) }
+            throw CirculationError.refused(status: response.status, reason: problem?.text ?? HTTPStatus.reason(response.status))
+        }
+        return response
+    }
+
+    // MARK: parts in the store
+
+    private func recordParts(_ manifest: AudiobookManifest, rowID: Int64) throws {
+        try store.write { db in
+            let known = Set(try Int.fetchAll(db, sql: "SELECT idx FROM part WHERE edition_id = ?", arguments: [rowID]))
+            try db.execute(sql: "DELETE FROM part WHERE edition_id = ? AND idx >= ?", arguments: [rowID, manifest.parts.count])
+            for part in manifest.parts {
+                if known.contains(part.index) {
+                    try db.execute(sql: """
+                        UPDATE part SET href_path = ?, file = ?, title = ?, duration = ?, updated_at = ?
+                        WHERE edition_id = ? AND idx = ?
+                        """, arguments: [part.stablePath, Self.fileName(part), part.title, part.duration,
+                                         Date().timeIntervalSince1970, rowID, part.index])
+                } else {
+                    try db.execute(sql: """
+                        INSERT INTO part (edition_id, idx, href_path, file, title, duration, bytes, status, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)
+                        """, arguments: [rowID, part.index, part.stablePath, Self.fileName(part), part.title,
+                                         part.duration, part.length, Date().timeIntervalSince1970])
+                }
+            }
+        }
+    }
+
+    private func updatePart(rowID: Int64, index: Int, status: String, bytes: Int64?, reason: String?) throws {
+        try store.write { db in
+            try db.execute(sql: """
+                UPDATE part SET status = ?, bytes = COALESCE(?, bytes), reason = ?, updated_at = ? WHERE edition_id = ? AND idx = ?
+                """, arguments: [status, bytes, reason, Date().timeIntervalSince1970, rowID, index])
+        }
+    }
+
+    private func recordResults(_ results: [Int: PartResult], rowID: Int64) throws {
+        for (index, result) in results {
+            switch result {
+            case .complete(let bytes): try updatePart(rowID: rowID, index: index, status: "downloaded", bytes: bytes, reason: nil)
+            case .expired(let status):
+                try updatePart(rowID: rowID, index: index, status: "expired", bytes: nil, reason: "link expired (\(status))")
+            case .failed(let reason): try updatePart(rowID: rowID, index: index, status: "failed", bytes: nil, reason: reason)
+            }
+        }
+    }
+
+    /// Writes the manifest beside the parts and, for an update, swaps the new copy in for the old one.
+    private func finishProcessing(_ manifest: AudiobookManifest, target: URL, rowID: Int64, isUpdate: Bool) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            try encoder.encode(manifest).write(to: target.appendingPathComponent("manifest.json"), options: .atomic)
+            guard isUpdate else { return }
+            let final = home.files(library: library.id, edition: rowID)
+            let old = final.deletingLastPathComponent().appendingPathComponent("\(rowID).old")
+            try? FileManager.default.removeItem(at: old)
+            if FileManager.default.fileExists(atPath: final.path) { try FileManager.default.moveItem(at: final, to: old) }
+            try FileManager.default.moveItem(at: target, to: final)
+            try? FileManager.default.removeItem(at: old)
+        } catch {
+            throw DownloadError.cannotWrite(path: target.path, reason: error.localizedDescription)
+        }
+    }
+
+    private func report(_ summary: EditionSummary, rowID: Int64, message: String) throws -> DownloadReport {
+        let parts = try store.parts(of: rowID)
+        let state = try store.edition(summary.id, in: library).summary.state
+        return DownloadReport(
+            id: summary.id, title: summary.title, state: state, parts: parts.count,
+            completeParts: parts.filter { $0.status == "downloaded" }.count,
+            bytes: parts.filter { $0.status == "downloaded" }.reduce(0) { $0 + ($1.bytes ?? 0) }, failures: [],
+            message: message)
+    }
+
+    // MARK: archive
+
+    /// Deletes the local files and keeps the loan: Downloaded/Updated → Clearing → New.
+    public func archive(_ query: String) throws -> String {
+        let summary = try store.edition(query, in: library).summary
+        guard summary.actions.contains(.archive) else {
+            throw CirculationError.cannotReturn(title: summary.title, reason: "there are no local files to remove")
+        }
+        let rowID = try store.resolveEdition(summary.id, in: library)
+        try store.applyLifecycle(.archiveRequested, to: summary.id, in: library, reason: "archived by the patron")
+        try SyncEngine(store: store, home: home).finishClearing(library)
+        try store.write { db in
+            try db.execute(sql: "DELETE FROM part WHERE edition_id = ?", arguments: [rowID])
+        }
+        return "Removed the files of \(summary.title); it stays on your shelf."
+    }
+}
+
+extension Store {
+    /// The parts recorded for an edition, in order.
+    public func parts(of rowID: Int64) throws(StoreError) -> [PartStatus] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID]).map {
+                PartStatus(index: $0["idx"], title: $0["title"], status: $0["status"], bytes: $0["bytes"],
+                           expectedBytes: nil, reason: $0["reason"])
+            }
+        }
+    }
+}
