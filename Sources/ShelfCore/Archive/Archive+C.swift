@@ -219,11 +219,11 @@ final class ArchiveWriter {
         switch format {
         case .zip:
             try check(archive_write_set_format_zip(handle))
-        case .tar:
+        case .tar, .tarGzip:
             try check(archive_write_set_format_pax_restricted(handle))
-        case .tarGzip:
-            try check(archive_write_set_format_pax_restricted(handle))
-            try check(archive_write_add_filter_gzip(handle))
+            // Names go in as given bytes: converting them to UTF-8 needs a locale, and tests run in "C".
+            try check(archive_write_set_format_option(handle, "pax", "hdrcharset", "BINARY"))
+            if format == .tarGzip { try check(archive_write_add_filter_gzip(handle)) }
         }
         try check(archive_write_open_filename(handle, url.path))
     }
