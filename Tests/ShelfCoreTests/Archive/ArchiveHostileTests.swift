@@ -219,3 +219,28 @@ struct ArchiveHostileTests {
             with: .unusableName(entry: long + ".mp3", reason: "a component is longer than 255 bytes"))
     }
 }
+
+@Suite("Archive extractor: libarchive's own defences")
+struct ArchiveLibarchiveDefenceTests {
+    @Test("with our checks bypassed, libarchive's secure flags still refuse .. and absolute names", arguments: [
+        "../escaped.mp3", "/tmp/shelf-escaped.mp3",
+    ])
+    func secureFlags(name: String) throws {
+        let scratch = try ArchiveScratch()
+        let archive = try scratch.archive("a.tar", .tar) { try $0.addFile("a.mp3", Data("x".utf8)) }
+        let staging = scratch.url("staging")
+        try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
+        let processDirectory = FileManager.default.currentDirectoryPath
+        let error = #expect(throws: ArchiveLibraryError.self) {
+            try withPrivateWorkingDirectory(staging) {
+                let session = try ArchiveExtractionSession(archivePath: archive.path)
+                _ = try session.nextEntry()
+                _ = try session.writeCurrentEntry(as: name, isDirectory: false) { _, _ in }
+            }
+        }
+        #expect(error?.isLibarchiveRefusal == true, "\(String(describing: error))")
+        #expect(FileManager.default.currentDirectoryPath == processDirectory)
+        #expect(try scratch.listing() == ["a.tar", "staging"])
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/shelf-escaped.mp3"))
+    }
+}
