@@ -47,8 +47,8 @@ final class ArchiveExtractionSession {
     private let disk: OpaquePointer
     private var entry: OpaquePointer?
 
-    /// libarchive's checks on top of ours; permissions, owners, ACLs, xattrs and flags are deliberately not
-    /// restored, so files get the process umask's 0644/0755.
+    /// libarchive's checks on top of ours. Owners, ACLs, xattrs and file flags are deliberately not restored;
+    /// modes are the fixed 0644/0755 that `writeCurrentEntry` sets, under the extraction thread's umask 022.
     static let diskOptions: Int32 =
         ARCHIVE_EXTRACT_SECURE_NODOTDOT | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS
 
