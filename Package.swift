@@ -26,6 +26,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CArchive",
+            pkgConfig: "libarchive",
+            providers: [.apt(["libarchive-dev"])]
+        ),
         // glibc's allocator knobs (malloc.h), which the Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
         .target(
@@ -33,6 +38,7 @@ let package = Package(
             dependencies: [
                 "CLibXML2",
                 "CCurl",
+                "CArchive",
                 "CMalloc",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
