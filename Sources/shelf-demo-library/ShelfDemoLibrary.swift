@@ -31,6 +31,18 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
     @Option(help: "Lifetime of a bearer token, in seconds.")
     var tokenLifetime = 3_600
 
+    @Option(help: "Lifetime of an audiobook fulfilment token, in seconds.")
+    var fulfilmentTokenLifetime = 3_600
+
+    @Option(help: "Serve every audiobook part at this many bytes, its audio repeated (for benchmarks).")
+    var partBytes: Int?
+
+    @Option(help: "Give every audiobook this many parts (default: 2 to 4, by title).")
+    var partCount: Int?
+
+    @Option(help: "The ffmpeg executable that makes the audiobook parts (default: ffmpeg on PATH).")
+    var ffmpeg: String?
+
     var authFlows: [DemoAuthFlow] {
         auth.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.map { name in
             switch name {
@@ -48,6 +60,9 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
         guard delayMs >= 0 else { throw ValidationError("--delay-ms must not be negative") }
         guard tokenLifetime >= 0 else { throw ValidationError("--token-lifetime must not be negative") }
         guard !authFlows.isEmpty else { throw ValidationError("--auth needs at least one flow") }
+        guard fulfilmentTokenLifetime >= 0 else { throw ValidationError("--fulfilment-token-lifetime must not be negative") }
+        guard (partBytes ?? 1) >= 1 else { throw ValidationError("--part-bytes must be at least 1") }
+        guard (partCount ?? 1) >= 1 else { throw ValidationError("--part-count must be at least 1") }
     }
 
     func run() async throws {
@@ -58,7 +73,11 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
             port: port,
             delayMilliseconds: delayMs,
             authFlows: authFlows,
-            tokenLifetime: TimeInterval(tokenLifetime)
+            tokenLifetime: TimeInterval(tokenLifetime),
+            fulfilmentTokenLifetime: TimeInterval(fulfilmentTokenLifetime),
+            partBytes: partBytes,
+            partCount: partCount,
+            ffmpegPath: ffmpeg
         ))
         let prerender = generatedEntries != nil
         try await server.run { url in
