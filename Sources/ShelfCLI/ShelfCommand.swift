@@ -28,6 +28,8 @@ public struct Shelf: AsyncParsableCommand {
             Return.self,
             Loans.self,
             Holds.self,
+            Download.self,
+            Archive.self,
         ]
     )
 

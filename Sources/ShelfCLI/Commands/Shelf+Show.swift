@@ -82,6 +82,16 @@ struct DetailPrinter {
                 }
             }
         }
+        if !detail.parts.isEmpty {
+            Output.line()
+            Output.line(Output.bold("Parts"))
+            for part in detail.parts {
+                var status = part.status
+                if let reason = part.reason, part.status != "downloaded" { status += ": \(reason)" }
+                if let bytes = part.bytes, part.status == "downloaded" { status += " (\(bytes / 1024) KB)" }
+                Output.line("  \(String(format: "%3d", part.index + 1))  \(part.title ?? "Part \(part.index + 1)")  \(status)")
+            }
+        }
         Output.line()
         Output.line(Output.bold("History"))
         Output.line("  \(Output.timestamp(detail.firstSeenAt))  first seen")

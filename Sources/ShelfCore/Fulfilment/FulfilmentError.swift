@@ -8,12 +8,14 @@ public enum FulfilmentError: ShelfFailure, Equatable {
     case malformedToken(url: String, reason: String)
     /// No acquisition path ends in something shelf can download.
     case noSupportedFormat(title: String, offered: [String])
+    /// An ebook (or other non-audio title): shelf downloads and plays audiobooks.
+    case notAudiobook(title: String, medium: String)
 
     public var exitCode: ShelfExit {
         switch self {
         case .protected: .protectedContent
         case .malformedManifest, .malformedToken: .badData
-        case .noSupportedFormat: .protectedContent
+        case .noSupportedFormat, .notAudiobook: .protectedContent
         }
     }
 
@@ -25,6 +27,8 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "the audiobook manifest from \(Redaction.url(url)) is unusable (\(reason)); try again later or tell the library"
         case .malformedToken(let url, let reason):
             "the bearer-token document from \(Redaction.url(url)) is unusable (\(reason)); try again later"
+        case .notAudiobook(let title, let medium):
+            "\(title) is an \(medium), not an audiobook; shelf downloads and plays audiobooks only"
         case .noSupportedFormat(let title, let offered):
             "\(title) is offered only as \(offered.joined(separator: ", ")); shelf can play open and bearer-token audiobooks only"
         }

@@ -77,6 +77,14 @@ public final class FulfilmentService {
         let acquisition = try chooseAcquisition(detail, rowID: rowID)
         let isUpdate = try store.edition(summary.id, in: library).summary.state == .updated
         try store.applyLifecycle(.downloadRequested, to: summary.id, in: library, reason: nil)
+        if acquisition.leaf == .package {
+            do {
+                return try downloadPackage(acquisition, summary: summary, rowID: rowID, isUpdate: isUpdate)
+            } catch {
+                try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
+                throw error
+            }
+        }
         do {
             var manifest = try manifest(for: acquisition, rowID: rowID, title: summary.title, refresh: isUpdate)
             try store.applyLifecycle(.authorised, to: summary.id, in: library, reason: nil)
@@ -166,6 +174,66 @@ public final class FulfilmentService {
         bytes < 1_048_576 ? "\(max(1, bytes / 1024)) KB" : String(format: "%.1f MB", Double(bytes) / 1_048_576)
     }
 
+    /// A packaged audiobook: the zip is downloaded (resumably) like a part, then extracted safely into place.
+    private func downloadPackage(_ route: Route, summary: EditionSummary, rowID: Int64, isUpdate: Bool) throws
+        -> DownloadReport
+    {
+        let (location, token) = try resolve(route)
+        try store.applyLifecycle(.authorised, to: summary.id, in: library, reason: nil)
+        let archive = home.temporary.appendingPathComponent("package-\(library.id)-\(rowID).zip")
+        var headers: [String: String] = [:]
+        if let token { headers["Authorization"] = "Bearer \(token.accessToken)" }
+        let results = try PartDownloader(settings: settings).run(
+            [DownloadPart(index: 0, url: location, destination: archive, headers: headers)])
+        guard case .complete? = results[0] else {
+            let reason: String
+            switch results[0] {
+            case .failed(let text)?: reason = "the package did not download: \(text)"
+            case .expired(let status)?: reason = "the package link expired (\(status))"
+            default: reason = "the package did not download"
+            }
+            try store.applyLifecycle(.failed, to: summary.id, in: library, reason: reason)
+            return try report(summary, rowID: rowID, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
+        }
+        try store.applyLifecycle(.transferFinished, to: summary.id, in: library, reason: nil)
+        let target = home.files(library: library.id, edition: rowID)
+        do {
+            _ = try ArchiveExtractor().extract(archive, into: target)
+        } catch {
+            try? FileManager.default.removeItem(at: archive)
+            throw error
+        }
+        try? FileManager.default.removeItem(at: archive)
+        guard let manifestFile = ArchiveExtractor().packagedManifest(in: target),
+            let data = try? Data(contentsOf: manifestFile)
+        else {
+            throw FulfilmentError.malformedManifest(url: location.absoluteString, reason: "the package has no manifest.json")
+        }
+        let manifest = try AudiobookManifest.parse(data, url: manifestFile)
+        if let scheme = manifest.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme.rawValue) }
+        let base = target.standardizedFileURL.path + "/"
+        try store.write { db in
+            try db.execute(sql: "DELETE FROM part WHERE edition_id = ?", arguments: [rowID])
+            for part in manifest.parts {
+                let path = URL(string: part.href)?.standardizedFileURL.path ?? part.href
+                guard path.hasPrefix(base), FileManager.default.fileExists(atPath: path) else {
+                    throw FulfilmentError.malformedManifest(
+                        url: location.absoluteString, reason: "part \(part.index + 1) is not in the package")
+                }
+                let bytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
+                try db.execute(sql: """
+                    INSERT INTO part (edition_id, idx, href_path, file, title, duration, bytes, status, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, 'downloaded', ?)
+                    """, arguments: [rowID, part.index, String(path.dropFirst(base.count)), String(path.dropFirst(base.count)),
+                                     part.title, part.duration, bytes, Date().timeIntervalSince1970])
+            }
+        }
+        try store.applyLifecycle(.processed, to: summary.id, in: library, reason: "packaged audiobook, \(manifest.parts.count) parts")
+        var done = try report(summary, rowID: rowID, message: "")
+        done.message = "Downloaded \(summary.title): \(manifest.parts.count) parts from its package, \(Self.megabytes(done.bytes))."
+        return done
+    }
+
     // MARK: acquisition paths
 
     private static let bearerType = BearerToken.mediaType
@@ -173,17 +241,19 @@ public final class FulfilmentService {
     private static let packageTypes = ["application/audiobook+zip", "application/zip"]
 
     /// What can be fetched, and how.
-    enum Route {
-        /// A bearer-token document leading to the manifest.
-        case bearer(href: String)
-        /// The manifest itself.
-        case manifest(href: String)
-        /// A packaged audiobook (zip with manifest.json).
-        case package(href: String)
+    struct Route {
+        enum Leaf { case manifest, package }
+        var href: String
+        /// The link answers a bearer-token document whose `location` is the leaf.
+        var viaBearer: Bool
+        var leaf: Leaf
     }
 
     /// Picks the first acquisition path shelf can follow, or says why there is none.
     private func chooseAcquisition(_ detail: EditionDetail, rowID: Int64) throws -> Route {
+        guard detail.summary.medium == "audiobook" else {
+            throw FulfilmentError.notAudiobook(title: detail.summary.title, medium: detail.summary.medium == "ebook" ? "ebook" : "item")
+        }
         var acquisitions: [Acquisition] = []
         if detail.summary.entitlement == .loan {
             let json = try store.read { db in
@@ -208,11 +278,15 @@ public final class FulfilmentService {
                 }
                 guard let first = types.first, let leaf = types.last else { continue }
                 offered.append(path.last ?? "")
-                if first.hasPrefix(Self.bearerType) && leaf.hasPrefix(Self.manifestType) {
-                    return .bearer(href: acquisition.href)
+                let viaBearer = first.hasPrefix(Self.bearerType)
+                // With a bearer token the next type in the path is what its location holds.
+                let target = viaBearer ? (types.count > 1 ? types[1] : leaf) : first
+                if target.hasPrefix(Self.manifestType) {
+                    return Route(href: acquisition.href, viaBearer: viaBearer, leaf: .manifest)
                 }
-                if first.hasPrefix(Self.manifestType) { return .manifest(href: acquisition.href) }
-                if Self.packageTypes.contains(where: { first.hasPrefix($0) }) { return .package(href: acquisition.href) }
+                if Self.packageTypes.contains(where: { target.hasPrefix($0) }) {
+                    return Route(href: acquisition.href, viaBearer: viaBearer, leaf: .package)
+                }
             }
         }
         if let protection {
@@ -226,40 +300,28 @@ public final class FulfilmentService {
     /// The manifest: the stored one while its URLs are good, else fetched again through the fulfilment link.
     private func manifest(for route: Route, rowID: Int64, title: String, refresh: Bool) throws -> AudiobookManifest {
         if !refresh, let stored = try store.read({ db in
-            try Row.fetchOne(db, sql: "SELECT manifest, expires_at FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
+            try Row.fetchOne(
+                db, sql: "SELECT manifest, manifest_url, expires_at FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
         }) {
             let expires: Double? = stored["expires_at"]
             if expires.map({ $0 > Date().timeIntervalSince1970 + 60 }) ?? true,
-                let manifest = try? JSONDecoder().decode(AudiobookManifest.self, from: Data((stored["manifest"] as String).utf8))
+                let base = (stored["manifest_url"] as String?).flatMap(URL.init(string:)),
+                let manifest = try? AudiobookManifest.parse(Data((stored["manifest"] as String).utf8), url: base)
             {
                 return manifest
             }
         }
-        let manifest: AudiobookManifest
-        var expiresAt: Date?
-        var source: String
-        switch route {
-        case .manifest(let href):
-            guard let url = URL(string: href) else { throw FulfilmentError.malformedManifest(url: href, reason: "bad link") }
-            let response = try fetch(url, accept: Self.manifestType, bearer: nil)
-            manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? url)
-            source = response.url
-        case .bearer(let href):
-            guard let url = URL(string: href) else { throw FulfilmentError.malformedToken(url: href, reason: "bad link") }
-            let tokenResponse = try fetch(url, accept: Self.bearerType, bearer: nil)
-            let token = try BearerToken.parse(tokenResponse.body, url: URL(string: tokenResponse.url) ?? url)
-            guard let location = URL(string: token.location) else {
-                throw FulfilmentError.malformedToken(url: href, reason: "no usable location")
-            }
-            let response = try fetch(location, accept: Self.manifestType, bearer: token)
-            manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? location)
-            expiresAt = token.expiresAt
-            source = token.location
-        case .package(let href):
-            throw FulfilmentError.malformedManifest(url: href, reason: "packaged audiobooks are handled by the package path")
+        guard route.leaf == .manifest else {
+            throw FulfilmentError.malformedManifest(url: route.href, reason: "a packaged audiobook has no manifest to fetch")
         }
+        let (location, token) = try resolve(route)
+        let response = try fetch(location, accept: Self.manifestType, bearer: token)
+        let manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? location)
+        let expiresAt = token?.expiresAt
+        let source = response.url
         if let scheme = manifest.protection { throw FulfilmentError.protected(title: title, scheme: scheme.rawValue) }
-        let json = String(decoding: (try? JSONEncoder().encode(manifest)) ?? Data(), as: UTF8.self)
+        // The library's own document is kept as it came, so the player reads the same Readium manifest.
+        let json = String(decoding: response.body, as: UTF8.self)
         try store.write { db in
             try db.execute(sql: """
                 INSERT INTO fulfilment (edition_id, manifest, manifest_url, expires_at, fetched_at) VALUES (?, ?, ?, ?, ?)
@@ -268,6 +330,20 @@ public final class FulfilmentService {
                 """, arguments: [rowID, json, source, expiresAt?.timeIntervalSince1970, Date().timeIntervalSince1970])
         }
         return manifest
+    }
+
+    /// The document a route leads to, with the bearer token that opens it when there is one.
+    private func resolve(_ route: Route) throws -> (URL, BearerToken?) {
+        guard let url = URL(string: route.href) else {
+            throw FulfilmentError.malformedManifest(url: route.href, reason: "bad link")
+        }
+        guard route.viaBearer else { return (url, nil) }
+        let tokenResponse = try fetch(url, accept: Self.bearerType, bearer: nil)
+        let token = try BearerToken.parse(tokenResponse.body, url: URL(string: tokenResponse.url) ?? url)
+        guard let location = URL(string: token.location) else {
+            throw FulfilmentError.malformedToken(url: route.href, reason: "no usable location")
+        }
+        return (location, token)
     }
 
     /// GETs a fulfilment document: through the library session on the library's host, with the bearer token
@@ -332,12 +408,14 @@ public final class FulfilmentService {
         }
     }
 
-    /// Writes the manifest beside the parts and, for an update, swaps the new copy in for the old one.
+    /// Writes the manifest (as the library sent it) beside the parts and, for an update, swaps the new copy in
+    /// for the old one.
     private func finishProcessing(_ manifest: AudiobookManifest, target: URL, rowID: Int64, isUpdate: Bool) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try encoder.encode(manifest).write(to: target.appendingPathComponent("manifest.json"), options: .atomic)
+            let raw = try store.read { db in
+                try String.fetchOne(db, sql: "SELECT manifest FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
+            } ?? "{}"
+            try Data(raw.utf8).write(to: target.appendingPathComponent("manifest.json"), options: .atomic)
             guard isUpdate else { return }
             let final = home.files(library: library.id, edition: rowID)
             let old = final.deletingLastPathComponent().appendingPathComponent("\(rowID).old")

@@ -191,6 +191,8 @@ public struct EditionDetail: Codable, Sendable, Equatable {
     public var firstSeenAt: Date
     public var changedAt: Date
     public var removedAt: Date?
+    /// The parts of a downloaded (or downloading) audiobook, in order.
+    public var parts: [PartStatus]
     public var history: [EditionEvent]
 }
 
@@ -322,7 +324,11 @@ extension Store {
                 stateReason: row["state_reason"], stateChangedAt: Date(timeIntervalSince1970: row["state_changed_at"]),
                 firstSeenAt: Date(timeIntervalSince1970: row["first_seen_at"]),
                 changedAt: Date(timeIntervalSince1970: row["changed_at"]),
-                removedAt: (row["removed_at"] as Double?).map(Date.init(timeIntervalSince1970:)), history: history)
+                removedAt: (row["removed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                parts: try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
+                    .map { PartStatus(index: $0["idx"], title: $0["title"], status: $0["status"], bytes: $0["bytes"],
+                                      expectedBytes: nil, reason: $0["reason"]) },
+                history: history)
         }
     }
 

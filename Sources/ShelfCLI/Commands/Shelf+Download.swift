@@ -1,0 +1,85 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+extension Shelf {
+    /// `shelf download ID`: fetch a borrowed or open-access audiobook's parts.
+    struct Download: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Download a borrowed or open-access audiobook.",
+            discussion: """
+                Follows the title's acquisition links to its audiobook manifest (through the library's bearer \
+                token when it uses one), or to its package, and downloads the parts in parallel. Parts resume \
+                where they stopped (Range, If-Range); links that expire are fetched again; a part that fails \
+                does not stop the others, and running the command again resumes. Titles protected by DRM \
+                (Findaway, LCP, OverDrive, Feedbooks) are reported, not attempted.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+        @Argument(help: "The title's id, or a unique part of it.") var id: String
+
+        @Option(name: .long, help: ArgumentHelp("Parts downloaded at once.", valueName: "n"))
+        var parallel = 4
+
+        @Option(name: .customLong("limit-rate"), help: ArgumentHelp(
+            "Total download speed cap, in bytes per second (k and m suffixes allowed).", valueName: "rate"))
+        var limitRate: String?
+
+        func validate() throws {
+            guard (1...16).contains(parallel) else { throw ValidationError("--parallel must be 1 to 16") }
+            if let limitRate, Self.parseRate(limitRate) == nil {
+                throw ValidationError("--limit-rate takes a number of bytes per second, like 500k or 2m")
+            }
+        }
+
+        static func parseRate(_ text: String) -> Int64? {
+            let lower = text.lowercased()
+            let (digits, scale): (Substring, Int64) = lower.hasSuffix("k") ? (lower.dropLast(), 1024)
+                : lower.hasSuffix("m") ? (lower.dropLast(), 1_048_576) : (Substring(lower), 1)
+            guard let value = Int64(digits), value > 0 else { return nil }
+            return value * scale
+        }
+
+        func run() throws {
+            try withFailureHandling {
+                let store = try global.openStore()
+                let library = try store.library(named: global.library)
+                var http = HTTPConfiguration()
+                http.log = global.logger
+                var settings = DownloadSettings()
+                settings.concurrency = parallel
+                settings.perHost = parallel
+                settings.limitRate = limitRate.flatMap(Self.parseRate)
+                settings.log = global.logger
+                let service = try FulfilmentService(
+                    store: store, home: global.resolvedHome, library: library, configuration: http, settings: settings)
+                let report = try service.download(id)
+                if output.json { return try Output.json(report) }
+                if !global.quiet || report.state != .downloaded { Output.line(report.message) }
+                for failure in report.failures { Output.error("shelf: \(failure)") }
+                if report.state != .downloaded { throw ExitCode(ShelfExit.serverError.rawValue) }
+            }
+        }
+    }
+
+    /// `shelf archive ID`: remove the local files, keep the loan.
+    struct Archive: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a title's downloaded files but keep it on loan.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The title's id, or a unique part of it.") var id: String
+
+        func run() throws {
+            try withFailureHandling {
+                let store = try global.openStore()
+                let library = try store.library(named: global.library)
+                let service = try FulfilmentService(
+                    store: store, home: global.resolvedHome, library: library, configuration: HTTPConfiguration())
+                let message = try service.archive(id)
+                if !global.quiet { Output.line(message) }
+            }
+        }
+    }
+}

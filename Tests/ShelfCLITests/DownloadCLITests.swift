@@ -1,0 +1,108 @@
+import DemoLibrary
+import Foundation
+import ShelfCore
+import Testing
+
+@Suite(.serialized) struct DownloadCLITests {
+    private func ready() async throws -> CLIFixture {
+        let fixture = try await CLIFixture()
+        try await fixture.server.state.prepareAudio()
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        return fixture
+    }
+
+    private func files(_ fixture: CLIFixture, _ query: String) throws -> URL {
+        let home = Home(directory: fixture.shelf.home)
+        let store = try Store(home: home)
+        let library = try store.library(named: "demo")
+        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library))
+    }
+
+    @Test func aBearerTokenLoanDownloadsThroughTheLifecycleAndCanBeArchived() async throws {
+        let fixture = try await ready()
+        let download = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(download.stdout.hasPrefix("Downloaded The Adventures of Sherlock Holmes: "))
+        let show = try await fixture.shelf.run(["show", "7d3c0002"])
+        #expect(show.stdout.contains("State         Downloaded"))
+        #expect(show.stdout.contains("Actions       listen, archive, return"))
+        for step in ["New → Authorising", "Authorising → Downloading", "Downloading → Processing", "Processing → Downloaded"] {
+            #expect(show.stdout.contains(step), "\(step)")
+        }
+        // The files are the server's bytes, part by part.
+        let directory = try files(fixture, "7d3c0002")
+        let manifest = try ShelfCore.AudiobookManifest.parse(
+            Data(contentsOf: directory.appendingPathComponent("manifest.json")), url: directory)
+        #expect(manifest.parts.count >= 2)
+        for part in manifest.parts {
+            let local = try Data(contentsOf: directory.appendingPathComponent(String(format: "part-%03d.mp3", part.index + 1)))
+            #expect(local.count > 1000)
+            #expect(local.prefix(3) == Data("ID3".utf8) || local.first == 0xFF)
+        }
+        let archive = try await fixture.shelf.run(["archive", "7d3c0002"])
+        #expect(archive.stdout.contains("stays on your shelf"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+        #expect(try await fixture.shelf.run(["show", "7d3c0002"]).stdout.contains("State         New"))
+        await fixture.finish()
+    }
+
+    @Test func aDroppedConnectionAndAnExpiredLinkStillEndDownloaded() async throws {
+        let fixture = try await ready()
+        let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [2], dropAfterBytes: 2000), for: id)
+        let first = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(await fixture.server.state.partRangeRequestCount(id, part: 2) == 1)
+        _ = try await fixture.shelf.run(["archive", "7d3c0002"])
+        // The links handed out earlier expire: the manifest is fetched again through the loan.
+        await fixture.server.state.expireFulfilment()
+        let again = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(again.status == 0, "\(again.stderr)")
+        await fixture.finish()
+    }
+
+    @Test func aPartThatKeepsFailingLeavesTheTitleNewWithTheReason() async throws {
+        let fixture = try await ready()
+        let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+        await fixture.server.state.setAudioFaults(AudioFaults(missingParts: [2]), for: id)
+        let result = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(result.status == ShelfExit.serverError.rawValue)
+        #expect(result.stdout.contains("parts downloaded; part 2: the server answered 404"))
+        let show = try await fixture.shelf.run(["show", "7d3c0002"])
+        #expect(show.stdout.contains("State         New — "))
+        #expect(show.stdout.contains("failed: the server answered 404"))
+        // Once the part is back, the next run fetches only what is missing.
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: id)
+        let before = await fixture.server.state.partRequestCount(id, part: 1)
+        #expect(try await fixture.shelf.run(["download", "7d3c0002"]).status == 0)
+        #expect(await fixture.server.state.partRequestCount(id, part: 1) == before)
+        await fixture.finish()
+    }
+
+    @Test func aPackagedAudiobookIsExtractedSafely() async throws {
+        let fixture = try await ready()
+        _ = try await fixture.shelf.run(["borrow", "7d3c000a"])
+        let download = try await fixture.shelf.run(["download", "7d3c000a"])
+        #expect(download.status == 0, "\(download.stderr)")
+        #expect(download.stdout.contains("parts from its package"))
+        let directory = try files(fixture, "7d3c000a")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("manifest.json").path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".mp3") }.count >= 2)
+        await fixture.finish()
+    }
+
+    @Test func ebooksAndTitlesNotOnLoanAreRefusedBeforeAnyDownload() async throws {
+        let fixture = try await ready()
+        let ebook = try await fixture.shelf.run(["download", "7d3c0003"])
+        #expect(ebook.status == ShelfExit.protectedContent.rawValue)
+        #expect(ebook.stderr.contains("is an ebook, not an audiobook"))
+        let notLoaned = try await fixture.shelf.run(["download", "7d3c000c"])
+        #expect(notLoaned.status == ShelfExit.notAllowed.rawValue)
+        #expect(notLoaned.stderr.contains("borrow it first: shelf borrow 7d3c000c"))
+        let openAccess = try await fixture.shelf.run(["download", "7d3c0001"])
+        #expect(openAccess.status == 0, "\(openAccess.stderr)")
+        await fixture.finish()
+    }
+}
