@@ -101,7 +101,7 @@ extension Shelf {
             let editions = try store.editions(of: library)
             Output.table(
                 ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "AVAILABILITY"],
-                editions.map { [$0.shortID, $0.title, $0.authors, $0.medium, $0.state.label, $0.circulation] })
+                editions.map { [$0.shortID, $0.title, $0.authors, $0.kind, $0.state.label, $0.circulation] })
             Output.line()
             let report = try store.status(of: library)
             Output.line("States: " + LifecycleState.allCases.map { "\($0.label) \(report.states[$0.rawValue] ?? 0)" }

@@ -48,7 +48,7 @@ extension Shelf {
                     ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "AVAILABILITY"],
                     editions.map { edition in
                         [edition.shortID, edition.title + (edition.inCatalog ? "" : " (removed)"), edition.authors,
-                         edition.medium, edition.state.label, edition.circulation]
+                         edition.kind, edition.state.label, edition.circulation]
                     })
             }
         }

@@ -15,7 +15,7 @@ private func printShelf(_ global: GlobalOptions, json: Bool, kinds: Set<Entitlem
         }
         Output.table(
             ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "STATUS"],
-            editions.map { [$0.shortID, $0.title, $0.authors, $0.medium, $0.state.label, $0.circulation] })
+            editions.map { [$0.shortID, $0.title, $0.authors, $0.kind, $0.state.label, $0.circulation] })
     }
 }
 

@@ -40,7 +40,8 @@ struct DetailPrinter {
         Output.line()
 
         var facts: [(String, String)] = []
-        facts.append(("Format", summary.medium.capitalized + (summary.isDraft ? " (draft)" : "") + (summary.isPaid ? " (paid)" : "")))
+        facts.append(("Format", summary.medium.capitalized + (summary.isDraft ? " (draft)" : "") + (summary.isPaid ? " (paid)" : "")
+            + (summary.protection.map { ", protected by \($0) DRM: shelf cannot play it" } ?? "")))
         if let publisher = detail.publisher { facts.append(("Publisher", publisher)) }
         if let issued = detail.issued { facts.append(("Published", issued)) }
         if let language = detail.language { facts.append(("Language", language)) }

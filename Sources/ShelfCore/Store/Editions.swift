@@ -11,6 +11,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     public var authors: String
     public var narrators: String
     public var medium: String
+    /// The DRM scheme that keeps this audiobook from playing in shelf, or nil.
+    public var protection: String?
     public var state: LifecycleState
     public var entitlement: Entitlement
     public var availability: String?
@@ -36,6 +38,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         authors = row["authors"]
         narrators = row["narrators"]
         medium = row["medium"]
+        protection = row["protection"]
         state = LifecycleState(rawValue: row["state"]) ?? .new
         // Loans and holds come from the loans feed (the `loan` row below); what the catalog says of them is the
         // anonymous view, so only its open-access "free" counts here.
@@ -68,11 +71,14 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         let context = ActionContext(
             lifecycle: Lifecycle(state: state, hasLocalCopy: row["has_local_copy"]), entitlement: entitlement,
             canBorrowNow: canBorrowNow, canReserve: canReserve, isPaid: isPaid, isDraft: isDraft,
-            isPlayable: medium == "audiobook")
+            isPlayable: medium == "audiobook" && protection == nil)
         actions = context.actions
         circulation = ""
         circulation = Circulation.describe(self, now: now)
     }
+
+    /// "audiobook", "audiobook (Findaway DRM)", "ebook": the TYPE column of `shelf list`.
+    public var kind: String { protection.map { "\(medium) (\($0) DRM)" } ?? medium }
 
     /// The part of an id a patron would type: an ISBN, or the first block of a UUID.
     public static func shortForm(of id: String) -> String {

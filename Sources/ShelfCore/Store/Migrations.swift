@@ -188,6 +188,10 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("v4-edition-protection") { db in
+            // The DRM scheme that keeps an audiobook from playing in shelf, when every audio path has one.
+            try db.execute(sql: "ALTER TABLE edition ADD COLUMN protection TEXT")
+        }
         return migrator
     }
 }

@@ -133,7 +133,7 @@ final class EntryApplier {
             """).execute(arguments: [libraryID, editionID, syncID, now, kind, detail])
     }
 
-    /// Binds the 30 columns of `columnNames`, in order.
+    /// Binds the 31 columns of `columnNames`, in order.
     private func bindColumns(_ record: EntryRecord, to statement: inout HotStatement) {
         let entry = record.entry
         for text in [entry.title, entry.subtitle, record.authors, record.narrators, entry.summary, entry.publisher,
@@ -150,19 +150,20 @@ final class EntryApplier {
         statement.bind(record.detail)
         statement.bind(record.contentHash)
         statement.bind(record.changeHash)
+        statement.bind(record.protection)
     }
 
     private static let columnNames = """
         title, subtitle, authors, narrators, summary, publisher, issued, language, distributor, additional_type,
         medium, updated, published, cover_url, thumbnail_url, revoke_url, annotations_url, is_draft, is_paid,
         availability_status, availability_since, availability_until, holds_total, holds_position, copies_total,
-        copies_available, entitlement, detail, content_hash, change_hash
+        copies_available, entitlement, detail, content_hash, change_hash, protection
         """
 
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
                              changed_at, state, has_local_copy, state_changed_at)
-        VALUES (\(Array(repeating: "?", count: 30).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
+        VALUES (\(Array(repeating: "?", count: 31).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
         """
 
     private static let updateSQL: String = {

@@ -6,6 +6,8 @@ struct EntryRecord: Sendable {
     let authors: String
     let narrators: String
     let medium: String
+    /// The DRM scheme of an audiobook none of whose audio paths shelf can play, or nil.
+    let protection: String?
     let entitlement: Entitlement
     let availability: Availability?
     let holds: Holds?
@@ -18,6 +20,7 @@ struct EntryRecord: Sendable {
         authors = entry.authors.map(\.name).joined(separator: ", ")
         narrators = entry.narrators.map(\.name).joined(separator: ", ")
         medium = EntryRecord.medium(of: entry)
+        protection = medium == "audiobook" ? EntryRecord.protection(of: entry) : nil
         entitlement = EntryRecord.entitlement(of: entry)
         availability = entry.availability
         holds = entry.holds
@@ -94,6 +97,21 @@ struct EntryRecord: Sendable {
             hash.combine(node.type)
             combine(node.children, into: &hash)
         }
+    }
+
+    /// The scheme that protects every audio path of the entry, or nil when one path is open.
+    static func protection(of entry: OPDSEntry) -> String? {
+        var scheme: ProtectionScheme?
+        for acquisition in entry.acquisitions where acquisition.kind != .buy && acquisition.kind != .sample {
+            for path in acquisition.paths {
+                if let found = path.lazy.compactMap(ProtectionScheme.recognise).first {
+                    scheme = scheme ?? found
+                } else if path.contains(where: { $0.lowercased().contains("audiobook") }) {
+                    return nil
+                }
+            }
+        }
+        return scheme?.rawValue
     }
 
     /// `audiobook`, `ebook` or `other`.
