@@ -29,6 +29,7 @@ public struct Shelf: AsyncParsableCommand {
             Loans.self,
             Holds.self,
             Download.self,
+            Queue.self,
             Archive.self,
         ]
     )

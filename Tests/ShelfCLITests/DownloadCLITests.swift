@@ -105,4 +105,72 @@ import Testing
         #expect(openAccess.status == 0, "\(openAccess.stderr)")
         await fixture.finish()
     }
+
+    @Test func theQueueKeepsFailedTitlesInOrderAndDownloadAllDrainsIt() async throws {
+        let fixture = try await ready()
+        let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+        let jane = "urn:uuid:7d3c0010-5a1e-4c6b-9f0e-d0c5e1f00010"
+        #expect(try await fixture.shelf.run(["borrow", "7d3c0010"]).status == 0)
+        await fixture.server.state.setAudioFaults(AudioFaults(missingParts: [1]), for: sherlock)
+        await fixture.server.state.setAudioFaults(AudioFaults(missingParts: [1]), for: jane)
+        #expect(try await fixture.shelf.run(["download", "7d3c0002"]).status == ShelfExit.serverError.rawValue)
+        #expect(try await fixture.shelf.run(["download", "7d3c0010", "--priority", "high"]).status == ShelfExit.serverError.rawValue)
+        var queue = try JSONDecoder.iso.decode(
+            [QueuedDownload].self, from: Data(try await fixture.shelf.run(["queue", "--json"]).stdout.utf8))
+        #expect(queue.map(\.id) == [jane, sherlock])
+        #expect(queue.allSatisfy { $0.lastError?.contains("404") == true })
+        let move = try await fixture.shelf.run(["queue", "move", "7d3c0002", "--top"])
+        #expect(move.stdout == "The Adventures of Sherlock Holmes is now #1 of 2.\n", "\(move.stderr)")
+        queue = try JSONDecoder.iso.decode(
+            [QueuedDownload].self, from: Data(try await fixture.shelf.run(["queue", "--json"]).stdout.utf8))
+        #expect(queue.map(\.id) == [sherlock, jane])
+
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: jane)
+        let all = try await fixture.shelf.run(["download", "--all"])
+        #expect(all.status == 0, "\(all.stderr)")
+        let lines = all.stdout.split(separator: "\n")
+        #expect(lines.count == 2)
+        #expect(lines.first?.hasPrefix("Downloaded The Adventures of Sherlock Holmes") == true)
+        #expect(lines.last?.hasPrefix("Downloaded Jane Eyre") == true)
+        #expect(try await fixture.shelf.run(["queue"]).stdout == "The download queue is empty.\n")
+        #expect(try await fixture.shelf.run(["download", "--all"]).stdout == "Nothing to download.\n")
+        await fixture.finish()
+    }
+
+    @Test func killedAtRandomPointsTheDownloadStillEndsWithTheServersBytes() async throws {
+        let fixture = try await ready()
+        let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+        await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 4_000), for: id)
+        for _ in 0..<3 {
+            let (process, _, _) = try fixture.shelf.start(["download", "7d3c0002", "--quiet"])
+            try await Task.sleep(for: .milliseconds(Int.random(in: 150...900)))
+            kill(process.processIdentifier, SIGKILL)
+            try await offloaded { process.waitUntilExit() }
+        }
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: id)
+        let finish = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(finish.status == 0, "\(finish.stderr)")
+        #expect(finish.stdout.hasPrefix("Downloaded The Adventures of Sherlock Holmes"))
+        var resumed = 0
+        for part in 1...4 { resumed += await fixture.server.state.partRangeRequestCount(id, part: part) }
+        #expect(resumed > 0, "no part was resumed with a range")
+
+        let directory = try files(fixture, "7d3c0002")
+        let manifest = try ShelfCore.AudiobookManifest.parse(
+            Data(contentsOf: directory.appendingPathComponent("manifest.json")), url: directory)
+        let remote = try await offloaded {
+            try manifest.parts.map { part -> Data in
+                // The manifest stored is the one the library sent; its part links are still signed and valid.
+                try HTTPClient().request(URL(string: part.href)!).body
+            }
+        }
+        for part in manifest.parts {
+            let local = try Data(contentsOf: directory.appendingPathComponent(String(format: "part-%03d.mp3", part.index + 1)))
+            #expect(local == remote[part.index], "part \(part.index + 1)")
+        }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".part") }
+        #expect(leftovers.isEmpty)
+        await fixture.finish()
+    }
 }

@@ -17,7 +17,13 @@ extension Shelf {
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: JSONOption
-        @Argument(help: "The title's id, or a unique part of it.") var id: String
+        @Argument(help: "The title's id, or a unique part of it.") var id: String?
+
+        @Flag(name: .long, help: "Download every loan not downloaded yet, in queue order.")
+        var all = false
+
+        @Option(name: .long, help: ArgumentHelp("high puts the title at the top of the queue.", valueName: "priority"))
+        var priority = "normal"
 
         @Option(name: .long, help: ArgumentHelp("Parts downloaded at once.", valueName: "n"))
         var parallel = 4
@@ -26,7 +32,12 @@ extension Shelf {
             "Total download speed cap, in bytes per second (k and m suffixes allowed).", valueName: "rate"))
         var limitRate: String?
 
+        @Flag(name: .shortAndLong, help: "Do not ask before a large download (over 500 MB).")
+        var yes = false
+
         func validate() throws {
+            guard (id == nil) != !all else { throw ValidationError("give a title's id, or --all") }
+            guard ["high", "normal"].contains(priority) else { throw ValidationError("--priority is high or normal") }
             guard (1...16).contains(parallel) else { throw ValidationError("--parallel must be 1 to 16") }
             if let limitRate, Self.parseRate(limitRate) == nil {
                 throw ValidationError("--limit-rate takes a number of bytes per second, like 500k or 2m")
@@ -54,11 +65,53 @@ extension Shelf {
                 settings.log = global.logger
                 let service = try FulfilmentService(
                     store: store, home: global.resolvedHome, library: library, configuration: http, settings: settings)
-                let report = try service.download(id)
-                if output.json { return try Output.json(report) }
-                if !global.quiet || report.state != .downloaded { Output.line(report.message) }
-                for failure in report.failures { Output.error("shelf: \(failure)") }
-                if report.state != .downloaded { throw ExitCode(ShelfExit.serverError.rawValue) }
+                let bar = ProgressBar(enabled: !global.quiet && !output.json && Output.useColor)
+                service.progress = { bar.show($0) }
+                if !yes && Prompt.hasTerminal && Output.isTTY {
+                    service.confirmLarge = { size in
+                        Prompt.confirm("This download is \(size / 1_048_576) MB. Download it?") ?? false
+                    }
+                }
+                let queue = DownloadQueue(store: store, library: library)
+                let wanted: [String]
+                if let id {
+                    try queue.enqueue(id, priority: priority)
+                    wanted = [try store.edition(id, in: library).summary.id]
+                } else {
+                    _ = try queue.enqueueAllLoans()
+                    wanted = try queue.entries().map(\.id)
+                    if wanted.isEmpty && !global.quiet && !output.json { Output.line("Nothing to download.") }
+                }
+                var reports: [DownloadReport] = []
+                var firstFailure: ShelfExit?
+                for title in wanted {
+                    do {
+                        let report = try service.download(title)
+                        bar.finish()
+                        reports.append(report)
+                        if report.state == .downloaded {
+                            try queue.remove(title)
+                        } else {
+                            try queue.recordError(title, report.failures.first)
+                            firstFailure = firstFailure ?? .serverError
+                        }
+                        if !output.json && (!global.quiet || report.state != .downloaded) { Output.line(report.message) }
+                        for failure in report.failures { Output.error("shelf: \(failure)") }
+                    } catch let failure as ShelfFailure {
+                        bar.finish()
+                        // A title that can never be downloaded leaves the queue; one that may work later stays.
+                        if failure is FulfilmentError || failure is CirculationError {
+                            try? queue.remove(title)
+                        } else {
+                            try? queue.recordError(title, failure.description)
+                        }
+                        guard wanted.count > 1 else { throw failure }
+                        Output.error("shelf: \(failure.description)")
+                        firstFailure = firstFailure ?? failure.exitCode
+                    }
+                }
+                if output.json { try Output.json(reports) }
+                if let firstFailure { throw ExitCode(firstFailure.rawValue) }
             }
         }
     }

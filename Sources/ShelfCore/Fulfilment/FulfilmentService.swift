@@ -14,6 +14,20 @@ public struct DownloadReport: Codable, Sendable, Equatable {
     public var message: String
 }
 
+/// Where a download stands, for a progress bar.
+public struct DownloadProgress: Sendable, Equatable {
+    public var title: String
+    public var parts: Int
+    public var partsDone: Int
+    /// Received bytes of the parts under way, by part index.
+    public var active: [Int: (received: Int64, total: Int64?)]
+    public var bytesDone: Int64
+
+    public static func == (lhs: DownloadProgress, rhs: DownloadProgress) -> Bool {
+        lhs.title == rhs.title && lhs.parts == rhs.parts && lhs.partsDone == rhs.partsDone && lhs.bytesDone == rhs.bytesDone
+    }
+}
+
 /// The state of one part, for `shelf show`.
 public struct PartStatus: Codable, Sendable, Equatable {
     public var index: Int
@@ -37,6 +51,12 @@ public final class FulfilmentService {
     private let log: (@Sendable (String) -> Void)?
     /// How many times expired URLs are refetched before giving up.
     private let refetchLimit = 2
+    /// Downloads larger than this ask `confirmLarge` first.
+    public var largeThreshold: Int64 = 500 * 1_048_576
+    /// Asked with the expected size of a large download; false cancels it. Nil never asks.
+    public var confirmLarge: ((Int64) -> Bool)?
+    /// Called a few times a second while parts download.
+    public var progress: ((DownloadProgress) -> Void)?
 
     public init(
         store: Store, home: Home, library: Library, configuration: HTTPConfiguration,
@@ -87,6 +107,10 @@ public final class FulfilmentService {
         }
         do {
             var manifest = try manifest(for: acquisition, rowID: rowID, title: summary.title, refresh: isUpdate)
+            if let confirmLarge, let size = estimatedSize(manifest), size > largeThreshold, !confirmLarge(size) {
+                try store.applyLifecycle(.failed, to: summary.id, in: library, reason: "download cancelled by the patron")
+                return try report(summary, rowID: rowID, message: "Cancelled: \(summary.title) was not downloaded.")
+            }
             try store.applyLifecycle(.authorised, to: summary.id, in: library, reason: nil)
             let target = bookDirectory(rowID: rowID, staging: isUpdate)
             try recordParts(manifest, rowID: rowID)
@@ -103,7 +127,12 @@ public final class FulfilmentService {
                         destination: target.appendingPathComponent(Self.fileName(part)), expectedLength: part.length)
                 }
                 var lastWrite = Date.distantPast
+                var state = DownloadProgress(
+                    title: summary.title, parts: manifest.parts.count,
+                    partsDone: manifest.parts.count - wanted.count, active: [:], bytesDone: 0)
                 let fresh = try downloader.run(parts) { progress in
+                    state.active[progress.index] = (progress.received, progress.total)
+                    self.progress?(state)
                     guard Date().timeIntervalSince(lastWrite) > 1 else { return }
                     lastWrite = Date()
                     try? self.updatePart(rowID: rowID, index: progress.index, status: "downloading",
@@ -146,6 +175,22 @@ public final class FulfilmentService {
             try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
             throw error
         }
+    }
+
+    /// The bytes a manifest's parts add up to: their stated lengths, else what the server says (HEAD).
+    private func estimatedSize(_ manifest: AudiobookManifest) -> Int64? {
+        var total: Int64 = 0
+        for part in manifest.parts {
+            if let length = part.length {
+                total += length
+                continue
+            }
+            guard let url = URL(string: part.href), let response = try? http.request(url, method: "HEAD"),
+                (200..<300).contains(response.status), let length = response.header("content-length").flatMap({ Int64($0) })
+            else { return nil }
+            total += length
+        }
+        return total
     }
 
     private func whyNotDownload(_ summary: EditionSummary) -> String {

@@ -192,6 +192,19 @@ enum Migrations {
             // The DRM scheme that keeps an audiobook from playing in shelf, when every audio path has one.
             try db.execute(sql: "ALTER TABLE edition ADD COLUMN protection TEXT")
         }
+        migrator.registerMigration("v5-download-queue") { db in
+            try db.execute(sql: """
+                -- Titles waiting to be downloaded, drained in position order.
+                CREATE TABLE download_queue (
+                    edition_id INTEGER PRIMARY KEY REFERENCES edition(id) ON DELETE CASCADE,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    position REAL NOT NULL,
+                    priority TEXT NOT NULL DEFAULT 'normal',
+                    added_at REAL NOT NULL,
+                    last_error TEXT
+                );
+                """)
+        }
         return migrator
     }
 }

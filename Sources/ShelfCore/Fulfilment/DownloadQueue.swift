@@ -1,0 +1,124 @@
+import Foundation
+import GRDB
+
+/// A title waiting in the download queue.
+public struct QueuedDownload: Codable, Sendable, Equatable {
+    public var position: Int
+    public var id: String
+    public var shortID: String
+    public var title: String
+    public var priority: String
+    public var state: LifecycleState
+    public var lastError: String?
+    /// Parts already downloaded, of how many (0 of 0 before the manifest is known).
+    public var partsDone: Int
+    public var parts: Int
+}
+
+/// Where to move a title in the queue.
+public enum QueueMove: String, Sendable, CaseIterable {
+    case top, bottom, up, down
+}
+
+/// The persisted download queue of one library: titles are drained in position order.
+public struct DownloadQueue: Sendable {
+    let store: Store
+    let library: Library
+
+    public init(store: Store, library: Library) {
+        self.store = store
+        self.library = library
+    }
+
+    /// Adds a title (or changes its priority): `high` goes to the top, `normal` to the bottom.
+    public func enqueue(_ query: String, priority: String = "normal") throws {
+        let rowID = try store.resolveEdition(query, in: library)
+        try store.write { db in
+            let bounds = try Row.fetchOne(
+                db, sql: "SELECT MIN(position), MAX(position) FROM download_queue WHERE library_id = ?", arguments: [library.id])
+            let low: Double = bounds?[0] ?? 0
+            let high: Double = bounds?[1] ?? 0
+            let position = priority == "high" ? low - 1 : high + 1
+            let exists = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM download_queue WHERE edition_id = ?", arguments: [rowID]) ?? false
+            if exists {
+                if priority == "high" {
+                    try db.execute(sql: "UPDATE download_queue SET position = ?, priority = 'high' WHERE edition_id = ?",
+                                   arguments: [position, rowID])
+                }
+            } else {
+                try db.execute(sql: """
+                    INSERT INTO download_queue (edition_id, library_id, position, priority, added_at) VALUES (?, ?, ?, ?, ?)
+                    """, arguments: [rowID, library.id, position, priority, Date().timeIntervalSince1970])
+            }
+        }
+    }
+
+    /// Removes a title from the queue (done, or no longer wanted).
+    public func remove(_ query: String) throws {
+        let rowID = try store.resolveEdition(query, in: library)
+        try store.write { db in try db.execute(sql: "DELETE FROM download_queue WHERE edition_id = ?", arguments: [rowID]) }
+    }
+
+    /// Notes why the last attempt stopped, keeping the title queued.
+    public func recordError(_ query: String, _ error: String?) throws {
+        let rowID = try store.resolveEdition(query, in: library)
+        try store.write { db in
+            try db.execute(sql: "UPDATE download_queue SET last_error = ? WHERE edition_id = ?", arguments: [error, rowID])
+        }
+    }
+
+    /// Moves a title within the queue.
+    public func move(_ query: String, _ move: QueueMove) throws {
+        let rowID = try store.resolveEdition(query, in: library)
+        try store.write { db in
+            let ordered = try Int64.fetchAll(
+                db, sql: "SELECT edition_id FROM download_queue WHERE library_id = ? ORDER BY position, added_at",
+                arguments: [library.id])
+            guard var index = ordered.firstIndex(of: rowID) else {
+                throw StoreError.editionNotFound("\(query) (not in the download queue)")
+            }
+            var order = ordered
+            order.remove(at: index)
+            switch move {
+            case .top: index = 0
+            case .bottom: index = order.count
+            case .up: index = max(0, index - 1)
+            case .down: index = min(order.count, index + 1)
+            }
+            order.insert(rowID, at: index)
+            for (position, id) in order.enumerated() {
+                try db.execute(sql: "UPDATE download_queue SET position = ? WHERE edition_id = ?", arguments: [Double(position), id])
+            }
+        }
+    }
+
+    /// The queue in order.
+    public func entries() throws(StoreError) -> [QueuedDownload] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT q.priority, q.last_error, e.entry_id, e.title, e.state,
+                       (SELECT COUNT(*) FROM part p WHERE p.edition_id = e.id AND p.status = 'downloaded') AS done,
+                       (SELECT COUNT(*) FROM part p WHERE p.edition_id = e.id) AS parts
+                FROM download_queue q JOIN edition e ON e.id = q.edition_id
+                WHERE q.library_id = ? ORDER BY q.position, q.added_at
+                """, arguments: [library.id]).enumerated().map { index, row in
+                QueuedDownload(
+                    position: index + 1, id: row["entry_id"], shortID: EditionSummary.shortForm(of: row["entry_id"]),
+                    title: row["title"], priority: row["priority"],
+                    state: LifecycleState(rawValue: row["state"]) ?? .new, lastError: row["last_error"],
+                    partsDone: row["done"], parts: row["parts"])
+            }
+        }
+    }
+
+    /// Every playable loan or open-access audiobook without a complete local copy, added to the end.
+    public func enqueueAllLoans() throws -> Int {
+        let candidates = try store.editions(of: library).filter { edition in
+            edition.entitlement == .loan && edition.medium == "audiobook" && edition.protection == nil
+                && (edition.state == .new || edition.state == .updated || edition.state.isInProgress)
+        }
+        for edition in candidates { try enqueue(edition.id) }
+        return candidates.count
+    }
+}
