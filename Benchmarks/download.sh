@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Download benchmark (not a test): one audiobook of 20 parts of 10 MB (200 MB) from the demo library on loopback.
+#   1. shelf download --parallel 4 vs `aria2c -j4` vs `curl --parallel --parallel-max 4`, same URLs, wall and CPU.
+#   2. With the server capping each connection's bandwidth, shelf with 1 connection vs 4: the speed-up.
+# Usage: Benchmarks/download.sh [cap_bytes_per_second]   (default cap: 8 MB/s per connection)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cap="${1:-8388608}"
+for tool in /usr/bin/time curl aria2c python3; do
+    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install time curl aria2)" >&2; exit 1; }
+done
+swift build -c release --product shelf >/dev/null
+swift build -c release --product shelf-demo-library >/dev/null
+bin=$(swift build -c release --show-bin-path)
+work=$(mktemp -d)
+server_pid=""
+cleanup() { [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
+trap cleanup EXIT
+
+"$bin/shelf-demo-library" --part-bytes 10485760 --part-count 20 >"$work/server.out" 2>"$work/server.err" &
+server_pid=$!
+for _ in $(seq 1 600); do grep -q 'listening on' "$work/server.out" 2>/dev/null && break; sleep 0.1; done
+url=$(sed -n 's/^listening on //p' "$work/server.out")
+[ -n "$url" ] || { echo "bench: the demo library did not start" >&2; cat "$work/server.err" >&2; exit 1; }
+book="urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001"   # open access: no sign-in needed
+home="$work/home"
+"$bin/shelf" library add bench "$url" --home "$home" --quiet
+"$bin/shelf" sync --home "$home" --quiet
+# Warm the server's audio and take the part URLs from the manifest.
+curl -sf "${url}works/${book}/fulfill/open-access" >"$work/manifest.json"
+python3 -c "import json,sys; [print(p['href']) for p in json.load(open(sys.argv[1]))['readingOrder']]" "$work/manifest.json" >"$work/urls.txt"
+parts=$(wc -l <"$work/urls.txt")
+
+measure() { # label command...
+    local label=$1; shift
+    /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" >/dev/null 2>"$work/err" || { cat "$work/err" >&2; exit 1; }
+    read -r wall user system <"$work/time"
+    printf '%-34s %8.2f %8.2f %10.1f\n' "$label" "$wall" "$(echo "$user + $system" | bc)" "$(echo "209715200 / $wall / 1048576" | bc -l)"
+}
+
+echo "book: $parts parts, 200 MB, from $url"
+curl_args=()
+n=0
+while read -r part; do n=$((n + 1)); curl_args+=(-o "$work/curl/part-$n.mp3" "$part"); done <"$work/urls.txt"
+mkdir -p "$work/aria" "$work/curl"
+printf '%-34s %8s %8s %10s\n' tool wall_s cpu_s MB/s
+# Three rounds, the tools taking turns, so a passing load on the machine does not favour one of them.
+for round in 1 2 3; do
+    "$bin/shelf" archive 7d3c0001 --home "$home" --quiet 2>/dev/null || true
+    measure "shelf download --parallel 4" "$bin/shelf" download 7d3c0001 --home "$home" --parallel 4 --quiet --yes
+    rm -rf "$work/aria"/* "$work/curl"/*
+    measure "aria2c -j4" aria2c -q -j4 -x1 --allow-overwrite=true --auto-file-renaming=false -d "$work/aria" -i "$work/urls.txt"
+    measure "curl --parallel --parallel-max 4" curl -sf --parallel --parallel-max 4 "${curl_args[@]}"
+done
+echo "(shelf wrote $(find "$home/books" -name 'part-*' -printf '%s\n' | awk '{s+=$1} END {print s}') bytes in $(find "$home/books" -name 'part-*' | wc -l) parts)"
+cmp -s "$work/aria/$(basename "$(head -1 "$work/urls.txt" | cut -d'?' -f1)")" "$work/curl/part-1.mp3" && echo "(aria2c and curl parts identical)"
+
+echo
+echo "with the server capping each connection at $((cap / 1048576)) MB/s:"
+curl -sf -X POST "${url}_demo/switches" -H 'Content-Type: application/json' \
+    -d "{\"audio\": {\"*\": {\"bytesPerSecond\": $cap}}}" >/dev/null
+printf '%-34s %8s %8s %10s\n' tool wall_s cpu_s MB/s
+"$bin/shelf" archive 7d3c0001 --home "$home" --quiet
+measure "shelf download --parallel 1" "$bin/shelf" download 7d3c0001 --home "$home" --parallel 1 --quiet --yes
+one=$(cut -d' ' -f1 "$work/time")
+"$bin/shelf" archive 7d3c0001 --home "$home" --quiet
+measure "shelf download --parallel 4" "$bin/shelf" download 7d3c0001 --home "$home" --parallel 4 --quiet --yes
+four=$(cut -d' ' -f1 "$work/time")
+echo "speed-up from 1 to 4 connections: $(echo "scale=2; $one / $four" | bc)x"
