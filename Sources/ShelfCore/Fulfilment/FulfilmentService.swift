@@ -124,7 +124,8 @@ public final class FulfilmentService {
                 let parts = wanted.map { part in
                     DownloadPart(
                         index: part.index, url: URL(string: part.href)!,
-                        destination: target.appendingPathComponent(Self.fileName(part)), expectedLength: part.length)
+                        destination: target.appendingPathComponent(Self.fileName(part)), expectedLength: part.length,
+                        sha256: part.hash?.algorithm == "sha256" ? part.hash?.hex : nil)
                 }
                 var lastWrite = Date.distantPast
                 var state = DownloadProgress(

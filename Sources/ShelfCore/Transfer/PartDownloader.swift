@@ -12,13 +12,19 @@ public struct DownloadPart: Sendable, Equatable {
     public var destination: URL
     /// Bytes, when the manifest states them.
     public var expectedLength: Int64?
+    /// The SHA-256 digest (lower-case hex), when the manifest gives one.
+    public var sha256: String?
     public var headers: [String: String]
 
-    public init(index: Int, url: URL, destination: URL, expectedLength: Int64? = nil, headers: [String: String] = [:]) {
+    public init(
+        index: Int, url: URL, destination: URL, expectedLength: Int64? = nil, sha256: String? = nil,
+        headers: [String: String] = [:]
+    ) {
         self.index = index
         self.url = url
         self.destination = destination
         self.expectedLength = expectedLength
+        self.sha256 = sha256
         self.headers = headers
     }
 }
@@ -248,6 +254,14 @@ public final class PartDownloader {
         if let expected = transfer.part.expectedLength, expected != size {
             transfer.discard()
             return .done(.failed(reason: "the part has \(size) bytes, the manifest says \(expected)"))
+        }
+        if let expected = transfer.part.sha256 {
+            let actual = (try? SHA256.hex(of: transfer.partFile)) ?? ""
+            if actual != expected.lowercased() {
+                // Bytes damaged on the way, or a stale partial file: fetch the whole part again.
+                transfer.discard()
+                return .retry("the part's SHA-256 does not match the manifest", after: nil)
+            }
         }
         do {
             try transfer.commit()

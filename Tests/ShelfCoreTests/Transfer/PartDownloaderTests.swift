@@ -200,4 +200,22 @@ private final class DownloadFixture: @unchecked Sendable {
         }
         await fixture.finish()
     }
+
+    @Test func aDigestFromTheManifestIsChecked() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        let expected = try await fixture.serverBytes()
+        var good = SHA256()
+        good.update(expected[0])
+        var parts = fixture.parts
+        parts[0].sha256 = good.finish()
+        parts[1].sha256 = String(repeating: "0", count: 64)
+        var settings = DownloadFixture.quick
+        settings.maxAttempts = 2
+        let results = try await fixture.download(settings, parts: parts)
+        #expect(results[0] == .complete(bytes: Int64(expected[0].count)))
+        #expect(results[1] == .failed(reason: "gave up after 2 attempts: the part's SHA-256 does not match the manifest"))
+        #expect(!FileManager.default.fileExists(atPath: parts[1].destination.path))
+        await fixture.finish()
+    }
 }
