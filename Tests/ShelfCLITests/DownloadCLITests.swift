@@ -173,4 +173,24 @@ import Testing
         #expect(leftovers.isEmpty)
         await fixture.finish()
     }
+
+    @Test func linksThatExpireMidDownloadAreFetchedAgain() async throws {
+        let fixture = try await ready()
+        let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+        // Two parts at a time, slowly: the later parts start after the links expired.
+        await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 40_000), for: id)
+        let (process, out, err) = try fixture.shelf.start(["download", "7d3c0002", "--parallel", "2"])
+        try await Task.sleep(for: .milliseconds(150))
+        await fixture.server.state.expireFulfilment()
+        let (stdout, stderr) = try await offloaded { () -> (String, String) in
+            let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (stdout, stderr)
+        }
+        #expect(process.terminationStatus == 0, "\(stderr)")
+        #expect(stdout.hasPrefix("Downloaded The Adventures of Sherlock Holmes"))
+        #expect(await fixture.server.state.stats.fulfilmentTokensIssued >= 2)
+        await fixture.finish()
+    }
 }

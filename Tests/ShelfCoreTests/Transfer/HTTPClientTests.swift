@@ -138,6 +138,28 @@ import Testing
         }
     }
 
+    @Test func credentialsAreDroppedOnARedirectToAnotherHost() async throws {
+        try await withServer { url, _ in
+            let port = url.port!
+            let basic = "Basic " + Data("demo:1234".utf8).base64EncodedString()
+            // Same host: the credentials go along and the loans feed opens.
+            let same = try await offloaded {
+                try HTTPClient().request(
+                    URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://127.0.0.1:\(port)/loans/")!,
+                    headers: ["Authorization": basic])
+            }
+            #expect(same.status == 200)
+            // Another host name (still this machine): libcurl does not forward them.
+            let other = try await offloaded {
+                try HTTPClient().request(
+                    URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://localhost:\(port)/loans/")!,
+                    headers: ["Authorization": basic])
+            }
+            #expect(other.url.hasPrefix("http://localhost:"))
+            #expect(other.status == 401)
+        }
+    }
+
     @Test func credentialsNeverReachTheLog() {
         #expect(Redaction.url("https://user:secret@lib.example/feed?token=abc&page=2")
             == "https://***@lib.example/feed?token=***&page=2")
