@@ -136,8 +136,9 @@ public final class FulfilmentService {
                     self.progress?(state)
                     guard Date().timeIntervalSince(lastWrite) > 1 else { return }
                     lastWrite = Date()
+                    let percent = progress.total.flatMap { $0 > 0 ? "\(progress.received * 100 / $0)%" : nil }
                     try? self.updatePart(rowID: rowID, index: progress.index, status: "downloading",
-                                         bytes: progress.received, reason: nil)
+                                         bytes: progress.received, reason: percent)
                 }
                 for (index, result) in fresh { results[index] = result }
                 try recordResults(fresh, rowID: rowID)
@@ -492,12 +493,8 @@ public final class FulfilmentService {
         guard summary.actions.contains(.archive) else {
             throw CirculationError.cannotReturn(title: summary.title, reason: "there are no local files to remove")
         }
-        let rowID = try store.resolveEdition(summary.id, in: library)
         try store.applyLifecycle(.archiveRequested, to: summary.id, in: library, reason: "archived by the patron")
         try SyncEngine(store: store, home: home).finishClearing(library)
-        try store.write { db in
-            try db.execute(sql: "DELETE FROM part WHERE edition_id = ?", arguments: [rowID])
-        }
         return "Removed the files of \(summary.title); it stays on your shelf."
     }
 }

@@ -167,13 +167,25 @@ public final class SyncEngine {
                 arguments: [library.id])
         }
         for row in editions {
-            let directory = home.files(library: library.id, edition: row[0])
-            if FileManager.default.fileExists(atPath: directory.path) {
+            let rowID: Int64 = row[0]
+            let directory = home.files(library: library.id, edition: rowID)
+            // The book, an update staged beside it, and a package still being unpacked: nothing is left behind.
+            let siblings = ["\(rowID).next", "\(rowID).old"].map {
+                directory.deletingLastPathComponent().appendingPathComponent($0)
+            }
+            let package = home.temporary.appendingPathComponent("package-\(library.id)-\(rowID).zip")
+            for path in [directory] + siblings + [package, package.appendingPathExtension("part"),
+                                                   package.appendingPathExtension("part.json")]
+            where FileManager.default.fileExists(atPath: path.path) {
                 do {
-                    try FileManager.default.removeItem(at: directory)
+                    try FileManager.default.removeItem(at: path)
                 } catch {
-                    throw StoreError.failed(reason: "cannot remove \(directory.path): \(error.localizedDescription)")
+                    throw StoreError.failed(reason: "cannot remove \(path.path): \(error.localizedDescription)")
                 }
+            }
+            _ = try store.write { db in
+                try db.execute(sql: "DELETE FROM part WHERE edition_id = ?", arguments: [rowID])
+                try db.execute(sql: "DELETE FROM download_queue WHERE edition_id = ?", arguments: [rowID])
             }
             try store.applyLifecycle(.cleared, to: row[1], in: library, reason: "local files removed")
         }

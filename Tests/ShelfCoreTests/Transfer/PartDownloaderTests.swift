@@ -218,4 +218,26 @@ private final class DownloadFixture: @unchecked Sendable {
         #expect(!FileManager.default.fileExists(atPath: parts[1].destination.path))
         await fixture.finish()
     }
+
+    @Test func aStalledTransferIsAbandonedByTheWatchdog() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        // The server sits on every request longer than the watchdog allows.
+        await fixture.server.state.setDelay(milliseconds: 2_500)
+        var settings = DownloadFixture.quick
+        settings.stallSeconds = 1
+        settings.maxAttempts = 2
+        let started = Date()
+        let results = try await fixture.download(settings, parts: Array(fixture.parts.prefix(1)))
+        guard case .failed(let reason)? = results[0] else {
+            Issue.record("expected the part to fail, got \(String(describing: results[0]))")
+            await fixture.finish()
+            return
+        }
+        #expect(reason.hasPrefix("gave up after 2 attempts"))
+        // Two attempts of about a second each, not two full server delays.
+        #expect(Date().timeIntervalSince(started) < 4.5)
+        await fixture.server.state.setDelay(milliseconds: 0)
+        await fixture.finish()
+    }
 }
