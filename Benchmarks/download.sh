@@ -6,22 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cap="${1:-8388608}"
-for tool in /usr/bin/time curl aria2c python3; do
-    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install time curl aria2)" >&2; exit 1; }
-done
-swift build -c release --product shelf >/dev/null
-swift build -c release --product shelf-demo-library >/dev/null
-bin=$(swift build -c release --show-bin-path)
-work=$(mktemp -d)
-server_pid=""
-cleanup() { [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
-
-"$bin/shelf-demo-library" --part-bytes 10485760 --part-count 20 >"$work/server.out" 2>"$work/server.err" &
-server_pid=$!
-for _ in $(seq 1 600); do grep -q 'listening on' "$work/server.out" 2>/dev/null && break; sleep 0.1; done
-url=$(sed -n 's/^listening on //p' "$work/server.out")
-[ -n "$url" ] || { echo "bench: the demo library did not start" >&2; cat "$work/server.err" >&2; exit 1; }
+. Benchmarks/common.sh
+require_tools /usr/bin/time curl aria2c python3 bc
+prepare
+start_demo --part-bytes 10485760 --part-count 20
 book="urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001"   # open access: no sign-in needed
 home="$work/home"
 "$bin/shelf" library add bench "$url" --home "$home" --quiet

@@ -8,16 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
-for tool in /usr/bin/time curl; do
-    command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install time curl)" >&2; exit 1; }
-done
-swift build -c release --product shelf >/dev/null
-swift build -c release --product shelf-demo-library >/dev/null
-bin=$(swift build -c release --show-bin-path)
-work=$(mktemp -d)
-server_pid=""
-cleanup() { [ -z "$server_pid" ] || kill "$server_pid" 2>/dev/null || true; rm -rf "$work"; }
-trap cleanup EXIT
+. Benchmarks/common.sh
+require_tools /usr/bin/time curl python3
+prepare
 
 # Runs `shelf sync` and prints "wall_s user_s sys_s maxrss_kb added changed removed pages not_modified".
 measure() {
@@ -33,11 +26,7 @@ PY
 printf '%-8s %-22s %8s %10s %8s %9s %s\n' entries run wall_s entries/s cpu_s rss_MB "added/changed/removed pages(304)"
 for n in "${sizes[@]}"; do
     rm -rf "$work/home"
-    "$bin/shelf-demo-library" --generate "$n" --page-size 1000 >"$work/server.out" 2>"$work/server.err" &
-    server_pid=$!
-    for _ in $(seq 1 600); do grep -q 'listening on' "$work/server.out" 2>/dev/null && break; sleep 0.1; done
-    url=$(sed -n 's/^listening on //p' "$work/server.out")
-    [ -n "$url" ] || { echo "bench: the demo library did not start" >&2; cat "$work/server.err" >&2; exit 1; }
+    start_demo --generate "$n" --page-size 1000
     "$bin/shelf" library add bench "$url" --home "$work/home" --quiet
     for run in full unchanged changed-5%; do
         if [ "$run" = changed-5% ]; then
@@ -53,5 +42,5 @@ rate = int(n) / wall if wall > 0 else 0
 print(f"{n:<8} {run:<22} {wall:8.2f} {rate:10.0f} {cpu:8.2f} {int(rss)/1024:9.1f} {added}/{changed}/{removed} {pages}({notmod})")
 PY
     done
-    kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""
+    stop_demo
 done

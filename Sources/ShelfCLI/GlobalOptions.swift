@@ -23,6 +23,19 @@ struct GlobalOptions: ParsableArguments {
         try Store(home: resolvedHome)
     }
 
+    /// The store and the library the command acts on (`--library`, else the default one).
+    func openLibrary() throws -> (Store, Library) {
+        let store = try openStore()
+        return (store, try store.library(named: library))
+    }
+
+    /// HTTP settings for this command: `-v` logs requests (never credentials).
+    var httpConfiguration: HTTPConfiguration {
+        var configuration = HTTPConfiguration()
+        configuration.log = logger
+        return configuration
+    }
+
     /// A logger for `-v`, or nil.
     var logger: (@Sendable (String) -> Void)? {
         guard verbose else { return nil }

@@ -7,10 +7,8 @@ private func circulate(
     _ global: GlobalOptions, json: Bool, _ action: (CirculationService) throws -> CirculationOutcome
 ) throws {
     try withFailureHandling {
-        let store = try global.openStore()
-        let library = try store.library(named: global.library)
-        var http = HTTPConfiguration()
-        http.log = global.logger
+        let (store, library) = try global.openLibrary()
+        let http = global.httpConfiguration
         let service = try CirculationService(
             store: store, home: global.resolvedHome, library: library, configuration: http,
             credentialWarning: { Output.error("shelf: warning: \($0)") })

@@ -54,10 +54,8 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.library(named: global.library)
-                var http = HTTPConfiguration()
-                http.log = global.logger
+                let (store, library) = try global.openLibrary()
+                let http = global.httpConfiguration
                 var settings = DownloadSettings()
                 settings.concurrency = parallel
                 settings.perHost = parallel
@@ -126,8 +124,7 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.library(named: global.library)
+                let (store, library) = try global.openLibrary()
                 let service = try FulfilmentService(
                     store: store, home: global.resolvedHome, library: library, configuration: HTTPConfiguration())
                 let message = try service.archive(id)

@@ -31,8 +31,7 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.library(named: global.library)
+                let (store, library) = try global.openLibrary()
                 let filter = EditionFilter(
                     availableOnly: available, state: state.flatMap { LifecycleState(rawValue: $0.lowercased()) },
                     includeRemoved: removed)

@@ -5,8 +5,7 @@ import ShelfCore
 /// Prints the patron's loans or holds.
 private func printShelf(_ global: GlobalOptions, json: Bool, kinds: Set<Entitlement>, empty: String) throws {
     try withFailureHandling {
-        let store = try global.openStore()
-        let library = try store.library(named: global.library)
+        let (store, library) = try global.openLibrary()
         let editions = try store.editions(of: library).filter { kinds.contains($0.entitlement) }
         if json { return try Output.json(editions) }
         if editions.isEmpty {

@@ -26,10 +26,8 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.library(named: global.library)
-                var http = HTTPConfiguration()
-                http.log = global.logger
+                let (_, library) = try global.openLibrary()
+                let http = global.httpConfiguration
                 let document = try SignIn.document(for: library, http: HTTPClient(configuration: http))
                 let flow = try SignIn.flow(in: document, library: library.name)
                 guard let card = try username ?? askCard(flow.loginLabel) else {
@@ -66,8 +64,7 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.library(named: global.library)
+                let (_, library) = try global.openLibrary()
                 let erased = CredentialStore(home: global.resolvedHome).erase(library.name)
                 if !global.quiet {
                     Output.line(erased ? "Signed out of \(library.name); credentials erased." : "Not signed in to \(library.name).")

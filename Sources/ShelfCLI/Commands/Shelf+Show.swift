@@ -15,8 +15,7 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.library(named: global.library)
+                let (store, library) = try global.openLibrary()
                 let detail = try store.edition(id, in: library)
                 if output.json { return try Output.json(detail) }
                 DetailPrinter(detail: detail).print()

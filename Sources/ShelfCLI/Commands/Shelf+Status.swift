@@ -13,8 +13,7 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.library(named: global.library)
+                let (store, library) = try global.openLibrary()
                 let report = try store.status(of: library)
                 if output.json { return try Output.json(report) }
                 Output.line(Output.bold(report.library) + (report.catalogTitle.map { " — \($0)" } ?? "") + " (\(report.url))")
