@@ -330,7 +330,7 @@ private final class Transfer: CurlSink {
         guard let handle = try? FileHandle(forWritingTo: partFile) else {
             throw DownloadError.cannotWrite(path: partFile.path, reason: "cannot open the file")
         }
-        try? handle.seekToEnd()
+        _ = try? handle.seekToEnd()
         self.handle = handle
         received = 0
         status = 0
