@@ -143,6 +143,9 @@ func postAnnotation(_ url: URL, _ json: String, headers: [String: String] = basi
             let collection = try jsonObject(response)
             #expect(collection["total"] as? Int == 3)
             #expect((collection["id"] as? String)?.hasSuffix("annotations/" + shelf.audiobook) == true)
+            // The feeds' per-entry link keeps the id's colons.
+            let linked = try await HTTPTestClient.get(url.path("annotations/" + shelf.audiobook), headers: basic())
+            #expect(try jsonObject(linked)["total"] as? Int == 3)
             let sources = try annotationItems(response).compactMap { ($0["target"] as? [String: Any])?["source"] as? String }
             #expect(sources == Array(repeating: shelf.audiobook, count: 3))
         }
