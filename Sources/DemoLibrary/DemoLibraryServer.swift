@@ -117,6 +117,7 @@ public final class DemoLibraryServer: Sendable {
         CatalogRoutes.add(to: router, state: state)
         LoansRoutes.add(to: router, state: state, configuration: configuration)
         FulfilmentRoutes.add(to: router, state: state, configuration: configuration)
+        AnnotationRoutes.add(to: router, state: state, configuration: configuration)
         AdminRoutes.add(to: router, state: state)
         // Quiet by default: the executable's stdout carries only its "listening on" line.
         var logger = Logger(label: "shelf-demo-library") { label in StreamLogHandler.standardError(label: label) }

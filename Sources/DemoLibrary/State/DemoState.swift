@@ -76,6 +76,10 @@ public actor DemoState {
     var packages: [String: ByteBuffer] = [:]
     /// When the audio was first served, the Last-Modified of every part.
     let audioModified = DemoDates.wholeSeconds(Date())
+    /// Every patron's annotations, oldest first.
+    var annotationStore: [DemoAnnotation] = []
+    /// The number the next new annotation gets.
+    var nextAnnotationNumber = 1
 
     /// Creates state for a catalog; unless the configuration says otherwise, the first patron
     /// starts with two loans and a hold from it.

@@ -72,6 +72,9 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var malformedAuthDocument: Bool
     /// Faults of audiobook parts, by title id; `"*"` applies to every title without its own entry.
     public var audio: [String: AudioFaults]
+    /// The next annotations collection served starts with one malformed annotation of this kind;
+    /// serving it turns the switch off.
+    public var malformedAnnotation: MalformedAnnotation?
 
     /// Creates switches; the default serves everything normally.
     public init(
@@ -82,7 +85,8 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         borrowHTML: Bool = false,
         revokeFails: Bool = false,
         malformedAuthDocument: Bool = false,
-        audio: [String: AudioFaults] = [:]
+        audio: [String: AudioFaults] = [:],
+        malformedAnnotation: MalformedAnnotation? = nil
     ) {
         self.delayMilliseconds = delayMilliseconds
         self.emptyLoans = emptyLoans
@@ -92,10 +96,12 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         self.revokeFails = revokeFails
         self.malformedAuthDocument = malformedAuthDocument
         self.audio = audio
+        self.malformedAnnotation = malformedAnnotation
     }
 
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
+        case malformedAnnotation
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -109,6 +115,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         revokeFails = try c.decodeIfPresent(Bool.self, forKey: .revokeFails) ?? false
         malformedAuthDocument = try c.decodeIfPresent(Bool.self, forKey: .malformedAuthDocument) ?? false
         audio = try c.decodeIfPresent([String: AudioFaults].self, forKey: .audio) ?? [:]
+        malformedAnnotation = try c.decodeIfPresent(MalformedAnnotation.self, forKey: .malformedAnnotation)
     }
 }
 
