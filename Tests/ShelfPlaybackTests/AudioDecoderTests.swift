@@ -67,3 +67,21 @@ import Testing
         #expect(throws: PlaybackError.speedOutOfRange(4)) { try filter.setSpeed(4) }
     }
 }
+
+extension AudioDecoderTests {
+    @Test(arguments: ["mp3", "flac"])
+    func corruptFramesAreSkipped(ext: String) throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = try TestAudio.tone(ext, frequency: 440, seconds: 2, in: directory)
+        var data = try Data(contentsOf: url)
+        let middle = data.count / 2
+        for offset in stride(from: middle, to: middle + 1500, by: 7) { data[offset] ^= 0x5A }
+        let damaged = directory.appendingPathComponent("damaged.\(ext)")
+        try data.write(to: damaged)
+        let decoder = try AudioDecoder(path: damaged.path)
+        let all = try decoder.decodeAll()
+        #expect(all.duration > 1.7, "\(ext): decoded \(all.duration) s")
+        #expect(decoder.skippedFrames > 0)
+    }
+}
