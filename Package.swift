@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "shelf-demo-library", targets: ["shelf-demo-library"]),
         .library(name: "ShelfCore", targets: ["ShelfCore"]),
         .library(name: "DemoLibrary", targets: ["DemoLibrary"]),
+        .library(name: "ShelfPlayback", targets: ["ShelfPlayback"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -77,6 +78,16 @@ let package = Package(
         .testTarget(
             name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfCore", "DemoLibrary"], exclude: ["Snapshots"]),
         .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
+        // FFmpeg as one module: a target takes one pkg-config name, the module map links every library.
+        .systemLibrary(
+            name: "CFFmpeg",
+            pkgConfig: "libavfilter",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavfilter-dev", "libavutil-dev"])]
+        ),
+        // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses; the shim includes SDL2/SDL.h itself.
+        .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
+        .target(name: "ShelfPlayback", dependencies: ["CFFmpeg", "CSDL2"]),
+        .testTarget(name: "ShelfPlaybackTests", dependencies: ["ShelfPlayback"]),
     ],
     swiftLanguageModes: [.v6]
 )

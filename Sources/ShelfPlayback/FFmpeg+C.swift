@@ -1,0 +1,273 @@
+import CFFmpeg
+
+/// The one error path for FFmpeg: return codes become `PlaybackError.ffmpeg` with `av_strerror`'s message.
+enum FFmpeg {
+    static let eagain = CFFmpeg_EAGAIN()
+    static let eof = CFFmpeg_EOF()
+    static let noTimestamp = CFFmpeg_NOPTS()
+
+    /// Corrupt frames are counted and skipped, so FFmpeg's own logging would only repeat them on stderr.
+    static let quietLogging: Void = av_log_set_level(AV_LOG_FATAL)
+
+    @discardableResult
+    static func check(_ code: Int32, _ action: @autoclosure () -> String) throws -> Int32 {
+        guard code < 0 else { return code }
+        throw PlaybackError.ffmpeg(action: action(), message: message(code))
+    }
+
+    static func message(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        av_strerror(code, &buffer, buffer.count)
+        return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}
+
+/// An opened file's audio stream, its decoder and resampler. The corresponding C functions are
+/// `avformat_open_input`, `avcodec_send_packet`/`avcodec_receive_frame` and `swr_convert`.
+final class FFmpegAudioInput {
+    private var format: UnsafeMutablePointer<AVFormatContext>?
+    private var codec: UnsafeMutablePointer<AVCodecContext>?
+    private var resampler: OpaquePointer?
+    private var packet: UnsafeMutablePointer<AVPacket>?
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    private var streamIndex: Int32 = -1
+    private var timeBase = AVRational(num: 1, den: 1)
+    private var inputEnded = false
+    private var resamplerFlushed = false
+    private var nextTime = 0.0
+    private var trimBefore: Double?
+    private(set) var duration: Double?
+    private(set) var skippedFrames = 0
+
+    init(path: String) throws {
+        _ = FFmpeg.quietLogging
+        try FFmpeg.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
+        try FFmpeg.check(avformat_find_stream_info(format, nil), "read the streams of \(path)")
+        var decoder: UnsafePointer<AVCodec>?
+        let index = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, &decoder, 0)
+        guard index >= 0, let decoder, let stream = format?.pointee.streams[Int(index)] else {
+            throw PlaybackError.noAudioStream(path: path)
+        }
+        streamIndex = index
+        timeBase = stream.pointee.time_base
+        codec = avcodec_alloc_context3(decoder)
+        try FFmpeg.check(avcodec_parameters_to_context(codec, stream.pointee.codecpar), "set up the decoder for \(path)")
+        codec?.pointee.pkt_timebase = stream.pointee.time_base
+        try FFmpeg.check(avcodec_open2(codec, decoder, nil), "open the decoder for \(path)")
+        packet = av_packet_alloc()
+        frame = av_frame_alloc()
+        if stream.pointee.duration != FFmpeg.noTimestamp {
+            duration = Double(stream.pointee.duration) * av_q2d(timeBase)
+        } else if let total = format?.pointee.duration, total != FFmpeg.noTimestamp {
+            duration = Double(total) / 1_000_000
+        }
+    }
+
+    deinit {
+        swr_free(&resampler)
+        av_frame_free(&frame)
+        av_packet_free(&packet)
+        avcodec_free_context(&codec)
+        avformat_close_input(&format)
+    }
+
+    /// The next run of resampled samples and the source time of its first frame, or nil at the end.
+    func next() throws -> (time: Double, samples: [Int16])? {
+        guard let frame, let packet else { return nil }
+        while true {
+            let received = avcodec_receive_frame(codec, frame)
+            if received >= 0 {
+                let chunk = try convert(frame)
+                av_frame_unref(frame)
+                if let chunk, let trimmed = trim(chunk) { return trimmed }
+                continue
+            }
+            if received == FFmpeg.eof {
+                guard !resamplerFlushed else { return nil }
+                resamplerFlushed = true
+                if let tail = try flushResampler(), let trimmed = trim(tail) { return trimmed }
+                return nil
+            }
+            if received != FFmpeg.eagain {
+                skippedFrames += 1
+                continue
+            }
+            if inputEnded { return nil }
+            // A read error past the header is a truncated or damaged file: end it like EOF, draining the decoder.
+            if av_read_frame(format, packet) < 0 {
+                inputEnded = true
+                avcodec_send_packet(codec, nil)
+                continue
+            }
+            if packet.pointee.stream_index == streamIndex {
+                let sent = avcodec_send_packet(codec, packet)
+                if sent < 0 && sent != FFmpeg.eagain { skippedFrames += 1 }
+            }
+            av_packet_unref(packet)
+        }
+    }
+
+    /// Moves to `seconds`; the samples before it are dropped so the next run starts there.
+    func seek(to seconds: Double) throws {
+        let target = Int64((seconds / av_q2d(timeBase)).rounded(.down))
+        try FFmpeg.check(av_seek_frame(format, streamIndex, target, AVSEEK_FLAG_BACKWARD), "seek to \(seconds) s")
+        avcodec_flush_buffers(codec)
+        swr_free(&resampler)
+        inputEnded = false
+        resamplerFlushed = false
+        nextTime = seconds
+        trimBefore = seconds
+    }
+
+    private func convert(_ frame: UnsafeMutablePointer<AVFrame>) throws -> (time: Double, samples: [Int16])? {
+        if resampler == nil { try makeResampler(for: frame) }
+        let rate = Double(PCM.sampleRate)
+        let timestamp = frame.pointee.best_effort_timestamp
+        let delay = Double(swr_get_delay(resampler, Int64(PCM.sampleRate))) / rate
+        let time = timestamp != FFmpeg.noTimestamp ? Double(timestamp) * av_q2d(timeBase) - delay : nextTime
+        let channels = Int(frame.pointee.ch_layout.nb_channels)
+        let produced = try resample(capacity: swr_get_out_samples(resampler, frame.pointee.nb_samples)) { out, capacity in
+            try frame.pointee.extended_data.withMemoryRebound(to: UnsafePointer<UInt8>?.self, capacity: channels) { input in
+                try FFmpeg.check(swr_convert(resampler, out, capacity, input, frame.pointee.nb_samples), "resample audio")
+            }
+        }
+        nextTime = time + Double(produced.count / PCM.channels) / rate
+        return produced.isEmpty ? nil : (time, produced)
+    }
+
+    private func flushResampler() throws -> (time: Double, samples: [Int16])? {
+        guard resampler != nil else { return nil }
+        let produced = try resample(capacity: Int32(swr_get_delay(resampler, Int64(PCM.sampleRate))) + 32) { out, capacity in
+            try FFmpeg.check(swr_convert(resampler, out, capacity, nil, 0), "flush the resampler")
+        }
+        return produced.isEmpty ? nil : (nextTime, produced)
+    }
+
+    private func resample(
+        capacity: Int32,
+        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int32) throws -> Int32
+    ) throws -> [Int16] {
+        guard capacity > 0 else { return [] }
+        var samples = [Int16](repeating: 0, count: Int(capacity) * PCM.channels)
+        let frames = try samples.withUnsafeMutableBytes { raw in
+            var out: UnsafeMutablePointer<UInt8>? = raw.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            return try body(&out, capacity)
+        }
+        samples.removeLast(samples.count - Int(frames) * PCM.channels)
+        return samples
+    }
+
+    private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
+        var inLayout = AVChannelLayout()
+        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
+        } else {
+            try FFmpeg.check(av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout), "copy the channel layout")
+        }
+        defer { av_channel_layout_uninit(&inLayout) }
+        var outLayout = AVChannelLayout()
+        av_channel_layout_default(&outLayout, Int32(PCM.channels))
+        try FFmpeg.check(
+            swr_alloc_set_opts2(
+                &resampler, &outLayout, AV_SAMPLE_FMT_S16, Int32(PCM.sampleRate),
+                &inLayout, AVSampleFormat(frame.pointee.format), frame.pointee.sample_rate, 0, nil),
+            "set up the resampler")
+        try FFmpeg.check(swr_init(resampler), "start the resampler")
+    }
+
+    /// Drops the samples before a seek target (a seek lands on the packet before it).
+    private func trim(_ chunk: (time: Double, samples: [Int16])) -> (time: Double, samples: [Int16])? {
+        guard let target = trimBefore else { return chunk }
+        let frames = chunk.samples.count / PCM.channels
+        let skip = Int(((target - chunk.time) * Double(PCM.sampleRate)).rounded())
+        if skip >= frames { return nil }
+        trimBefore = nil
+        guard skip > 0 else { return chunk }
+        return (target, Array(chunk.samples[(skip * PCM.channels)...]))
+    }
+}
+
+/// A libavfilter graph `abuffer → atempo → aformat → abuffersink` over the player's PCM.
+/// The corresponding C functions are `avfilter_graph_create_filter`, `av_buffersrc_add_frame` and
+/// `av_buffersink_get_frame`.
+final class FFmpegTempoGraph {
+    private var graph: UnsafeMutablePointer<AVFilterGraph>?
+    private var source: UnsafeMutablePointer<AVFilterContext>?
+    private var sink: UnsafeMutablePointer<AVFilterContext>?
+    private var output: UnsafeMutablePointer<AVFrame>?
+    private var nextPTS: Int64 = 0
+
+    init(tempo: Double) throws {
+        _ = FFmpeg.quietLogging
+        graph = avfilter_graph_alloc()
+        output = av_frame_alloc()
+        let layout = "sample_rate=\(PCM.sampleRate):sample_fmt=s16:channel_layout=stereo"
+        source = try Self.filter("abuffer", "time_base=1/\(PCM.sampleRate):\(layout)", in: graph)
+        let atempo = try Self.filter("atempo", "tempo=\(tempo)", in: graph)
+        let format = try Self.filter("aformat", "sample_fmts=s16:sample_rates=\(PCM.sampleRate):channel_layouts=stereo", in: graph)
+        sink = try Self.filter("abuffersink", nil, in: graph)
+        try FFmpeg.check(avfilter_link(source, 0, atempo, 0), "link the tempo filter")
+        try FFmpeg.check(avfilter_link(atempo, 0, format, 0), "link the format filter")
+        try FFmpeg.check(avfilter_link(format, 0, sink, 0), "link the buffer sink")
+        try FFmpeg.check(avfilter_graph_config(graph, nil), "configure the tempo filter")
+    }
+
+    deinit {
+        av_frame_free(&output)
+        avfilter_graph_free(&graph)
+    }
+
+    private static func filter(
+        _ name: String, _ arguments: String?, in graph: UnsafeMutablePointer<AVFilterGraph>?
+    ) throws -> UnsafeMutablePointer<AVFilterContext>? {
+        var context: UnsafeMutablePointer<AVFilterContext>?
+        try FFmpeg.check(
+            avfilter_graph_create_filter(&context, avfilter_get_by_name(name), name, arguments, nil, graph),
+            "create the \(name) filter")
+        return context
+    }
+
+    /// Feeds interleaved samples in and returns what the graph has ready.
+    func push(_ samples: [Int16]) throws -> [Int16] {
+        let frames = samples.count / PCM.channels
+        guard frames > 0 else { return [] }
+        var input = av_frame_alloc()
+        defer { av_frame_free(&input) }
+        guard let input else { throw PlaybackError.ffmpeg(action: "allocate a frame", message: "out of memory") }
+        input.pointee.nb_samples = Int32(frames)
+        input.pointee.format = AV_SAMPLE_FMT_S16.rawValue
+        input.pointee.sample_rate = Int32(PCM.sampleRate)
+        av_channel_layout_default(&input.pointee.ch_layout, Int32(PCM.channels))
+        input.pointee.pts = nextPTS
+        nextPTS += Int64(frames)
+        try FFmpeg.check(av_frame_get_buffer(input, 0), "allocate a frame")
+        samples.withUnsafeBytes { bytes in
+            input.pointee.data.0?.update(from: bytes.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
+        }
+        try FFmpeg.check(av_buffersrc_add_frame(source, input), "filter audio")
+        return try drain()
+    }
+
+    /// Ends the input and returns the samples the graph still held.
+    func finish() throws -> [Int16] {
+        try FFmpeg.check(av_buffersrc_add_frame(source, nil), "flush the tempo filter")
+        return try drain()
+    }
+
+    private func drain() throws -> [Int16] {
+        guard let output else { return [] }
+        var samples: [Int16] = []
+        while true {
+            let result = av_buffersink_get_frame(sink, output)
+            if result == FFmpeg.eagain || result == FFmpeg.eof { return samples }
+            try FFmpeg.check(result, "read filtered audio")
+            if let data = output.pointee.data.0 {
+                let count = Int(output.pointee.nb_samples) * PCM.channels
+                UnsafeRawPointer(data).withMemoryRebound(to: Int16.self, capacity: count) { pointer in
+                    samples.append(contentsOf: UnsafeBufferPointer(start: pointer, count: count))
+                }
+            }
+            av_frame_unref(output)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// Why decoding, filtering or playing audio failed: one lower-case line saying what went wrong.
+public enum PlaybackError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// An FFmpeg call failed; carries what shelf was doing and FFmpeg's own message.
+    case ffmpeg(action: String, message: String)
+    /// An SDL call failed; carries what shelf was doing and SDL's own message.
+    case sdl(action: String, message: String)
+    /// The file has no audio stream shelf can decode.
+    case noAudioStream(path: String)
+    /// SDL could not open any audio device.
+    case noAudioDevice(reason: String)
+    /// The playback speed is outside what the tempo filter accepts.
+    case speedOutOfRange(Double)
+    /// A position names a part the player was not given.
+    case noSuchPart(index: Int, count: Int)
+
+    public var description: String {
+        switch self {
+        case .ffmpeg(let action, let message): "cannot \(action): \(message)"
+        case .sdl(let action, let message): "cannot \(action): \(message)"
+        case .noAudioStream(let path): "no playable audio stream in \(path); the file may be damaged"
+        case .noAudioDevice(let reason):
+            "no audio device: set SDL_AUDIODRIVER (e.g. pulseaudio, alsa, or disk for testing) (\(reason))"
+        case .speedOutOfRange(let speed): "speed \(speed) is out of range; use 0.5 to 3.0"
+        case .noSuchPart(let index, let count): "part \(index + 1) does not exist; the title has \(count) parts"
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import CSDL2
+
+/// The one error path for SDL: failures become `PlaybackError.sdl` with `SDL_GetError`'s message.
+enum SDL {
+    static func check(_ code: Int32, _ action: @autoclosure () -> String) throws {
+        guard code < 0 else { return }
+        throw PlaybackError.sdl(action: action(), message: lastError)
+    }
+
+    static var lastError: String { String(cString: SDL_GetError()) }
+}
+
+/// An SDL audio device in queue mode, playing `PCM`. The corresponding C functions are
+/// `SDL_OpenAudioDevice`, `SDL_QueueAudio` and `SDL_GetQueuedAudioSize`.
+final class SDLAudioDevice {
+    private let device: SDL_AudioDeviceID
+
+    /// Opens the default device paused; SDL converts if the hardware wants another format.
+    init() throws {
+        SDL_SetMainReady()
+        guard SDL_InitSubSystem(CSDL2_INIT_AUDIO()) == 0 else {
+            throw PlaybackError.noAudioDevice(reason: SDL.lastError)
+        }
+        var wanted = SDL_AudioSpec()
+        wanted.freq = Int32(PCM.sampleRate)
+        wanted.format = CSDL2_AUDIO_S16SYS()
+        wanted.channels = UInt8(PCM.channels)
+        wanted.samples = 2048
+        var obtained = SDL_AudioSpec()
+        let device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
+        guard device != 0 else {
+            let reason = SDL.lastError
+            SDL_QuitSubSystem(CSDL2_INIT_AUDIO())
+            throw PlaybackError.noAudioDevice(reason: reason)
+        }
+        self.device = device
+    }
+
+    deinit {
+        SDL_CloseAudioDevice(device)
+        SDL_QuitSubSystem(CSDL2_INIT_AUDIO())
+    }
+
+    func queue(_ samples: [Int16]) throws {
+        try samples.withUnsafeBytes { bytes in
+            try SDL.check(SDL_QueueAudio(device, bytes.baseAddress, UInt32(bytes.count)), "queue audio")
+        }
+    }
+
+    var queuedBytes: Int { Int(SDL_GetQueuedAudioSize(device)) }
+
+    func clear() { SDL_ClearQueuedAudio(device) }
+
+    func setPaused(_ paused: Bool) { SDL_PauseAudioDevice(device, paused ? 1 : 0) }
+}

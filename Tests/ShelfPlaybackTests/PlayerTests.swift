@@ -1,0 +1,104 @@
+import Foundation
+import ShelfPlayback
+import Testing
+
+/// Plays through SDL's disk driver, which writes the exact output stream to a file in real time.
+/// Serialized: the driver and its file are chosen through the environment when the device opens.
+@Suite(.serialized) struct PlayerTests {
+    private func diskOutput(_ file: URL) throws -> AudioOutput {
+        setenv("SDL_AUDIODRIVER", "disk", 1)
+        setenv("SDL_DISKAUDIOFILE", file.path, 1)
+        return try AudioOutput()
+    }
+
+    private func samples(in file: URL) throws -> [Int16] {
+        let data = try Data(contentsOf: file)
+        return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    @Test func playsAClipThroughTheDiskDriver() throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = try TestAudio.tone("mp3", frequency: 440, seconds: 2, in: directory)
+        let file = directory.appendingPathComponent("out.raw")
+        let player = Player(parts: [clip.path], output: try diskOutput(file))
+        try player.play(from: PlaybackPosition(part: 0, seconds: 0))
+        let started = Date()
+        while player.state != .finished && Date().timeIntervalSince(started) < 5 { usleep(20_000) }
+        let end = player.position
+        player.stop()
+        #expect(player.state == .stopped)
+        let audio = TestAudio.trimmedSilence(try samples(in: file))
+        let seconds = Double(audio.count / 2) / 44_100
+        #expect(abs(seconds - 2.0) < 0.1, "heard \(seconds) s")
+        #expect(abs(TestAudio.frequency(audio) - 440) < 5)
+        #expect(end.part == 0 && abs(end.seconds - 2.0) < 0.1, "ended at \(end)")
+    }
+
+    @Test func crossesPartsAndReportsWhatWasHeard() throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try TestAudio.tone("flac", frequency: 440, seconds: 1, in: directory)
+        let second = try TestAudio.tone("ogg", frequency: 880, seconds: 1, in: directory)
+        let file = directory.appendingPathComponent("out.raw")
+        let player = Player(parts: [first.path, second.path], output: try diskOutput(file))
+        try player.play(from: PlaybackPosition(part: 0, seconds: 0.5))
+        usleep(300_000)
+        let early = player.position
+        #expect(early.part == 0 && early.seconds >= 0.5 && early.seconds < 0.9, "early \(early)")
+        let started = Date()
+        while player.state != .finished && Date().timeIntervalSince(started) < 4 { usleep(20_000) }
+        let end = player.position
+        player.stop()
+        #expect(end.part == 1 && abs(end.seconds - 1.0) < 0.1, "ended at \(end)")
+        let audio = TestAudio.trimmedSilence(try samples(in: file))
+        let seconds = Double(audio.count / 2) / 44_100
+        #expect(abs(seconds - 1.5) < 0.1, "heard \(seconds) s")
+        #expect(abs(TestAudio.frequency(audio.prefix(44_100 / 2 * 2 - 2000)) - 440) < 8)
+        #expect(abs(TestAudio.frequency(audio.suffix(44_100 / 2 * 2 * 2 - 4000)) - 880) < 8)
+    }
+
+    @Test func pauseSeekAndSpeed() throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = try TestAudio.tone("wav", frequency: 440, seconds: 3, in: directory)
+        let file = directory.appendingPathComponent("out.raw")
+        let player = Player(parts: [clip.path], output: try diskOutput(file))
+        try player.play(from: PlaybackPosition(part: 0, seconds: 0))
+        usleep(200_000)
+        player.pause()
+        #expect(player.state == .paused)
+        let paused = player.position
+        usleep(200_000)
+        #expect(abs(player.position.seconds - paused.seconds) < 0.01, "position moved while paused")
+        try player.seek(to: PlaybackPosition(part: 0, seconds: 2.0))
+        #expect(player.position == PlaybackPosition(part: 0, seconds: 2.0))
+        try player.setSpeed(2.0)
+        try player.play()
+        let started = Date()
+        while player.state != .finished && Date().timeIntervalSince(started) < 3 { usleep(20_000) }
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(player.state == .finished)
+        #expect(elapsed < 1.0, "1 s of source at 2x took \(elapsed) s")
+        #expect(abs(player.position.seconds - 3.0) < 0.1, "ended at \(player.position)")
+        #expect(throws: PlaybackError.noSuchPart(index: 3, count: 1)) {
+            try player.seek(to: PlaybackPosition(part: 3, seconds: 0))
+        }
+        player.stop()
+    }
+}
+
+extension PlayerTests {
+    @Test func noDeviceIsAClearError() {
+        setenv("SDL_AUDIODRIVER", "shelf-no-such-driver", 1)
+        defer { setenv("SDL_AUDIODRIVER", "disk", 1) }
+        do {
+            _ = try AudioOutput()
+            Issue.record("opened a device with no driver")
+        } catch let error as PlaybackError {
+            #expect(error.description.hasPrefix("no audio device: set SDL_AUDIODRIVER (e.g. pulseaudio, alsa, or disk for testing)"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+}
