@@ -155,14 +155,6 @@ final class CurlEasy {
         return code
     }
 
-    /// A response header's value as libcurl parsed it. The corresponding C function is
-    /// `curl_easy_getinfo(CURLINFO_CONTENT_LENGTH_DOWNLOAD_T)`.
-    var contentLength: Int64? {
-        var length: curl_off_t = -1
-        _ = CCurl_getinfo_off(handle, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-        return length >= 0 ? Int64(length) : nil
-    }
-
     /// The URL after redirects. The corresponding C function is `curl_easy_getinfo(CURLINFO_EFFECTIVE_URL)`.
     var effectiveURL: String? {
         var pointer: UnsafeMutablePointer<CChar>?
