@@ -88,20 +88,21 @@ public final class FulfilmentService {
             return try report(summary, rowID: rowID, message: "\(summary.title) is already downloaded.")
         }
         // A run that was killed left the edition mid-way: step back to where it rests, then start again.
+        var resting = try store.lifecycle(of: rowID)
         if summary.state.isInProgress && summary.state != .clearing {
-            try store.applyLifecycle(.failed, to: summary.id, in: library, reason: "interrupted; resuming")
+            resting = try store.applyLifecycle(.failed, to: summary.id, in: library, reason: "interrupted; resuming")
         }
         guard [.loan, .free].contains(summary.entitlement) else {
             throw CirculationError.cannotBorrow(title: summary.title, reason: whyNotDownload(summary))
         }
         let acquisition = try chooseAcquisition(detail, rowID: rowID)
-        let isUpdate = try store.edition(summary.id, in: library).summary.state == .updated
+        let isUpdate = resting.state == .updated
         try store.applyLifecycle(.downloadRequested, to: summary.id, in: library, reason: nil)
         if acquisition.leaf == .package {
             do {
                 return try downloadPackage(acquisition, summary: summary, rowID: rowID, isUpdate: isUpdate)
             } catch {
-                try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
+                _ = try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
                 throw error
             }
         }
@@ -174,7 +175,7 @@ public final class FulfilmentService {
                 + "\(Self.megabytes(done.bytes))."
             return final
         } catch {
-            try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
+            _ = try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
             throw error
         }
     }
@@ -477,7 +478,7 @@ public final class FulfilmentService {
 
     private func report(_ summary: EditionSummary, rowID: Int64, message: String) throws -> DownloadReport {
         let parts = try store.parts(of: rowID)
-        let state = try store.edition(summary.id, in: library).summary.state
+        let state = try store.lifecycle(of: rowID).state
         return DownloadReport(
             id: summary.id, title: summary.title, state: state, parts: parts.count,
             completeParts: parts.filter { $0.status == "downloaded" }.count,

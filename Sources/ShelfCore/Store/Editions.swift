@@ -44,8 +44,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         // anonymous view, so only its open-access "free" counts here.
         entitlement = Entitlement(rawValue: row["entitlement"]) == .free ? .free : .none
         availability = row["availability_status"]
-        availableSince = (row["availability_since"] as Double?).map(Date.init(timeIntervalSince1970:))
-        availableUntil = (row["availability_until"] as Double?).map(Date.init(timeIntervalSince1970:))
+        availableSince = row.date("availability_since")
+        availableUntil = row.date("availability_until")
         holdsPosition = row["holds_position"]
         holdsTotal = row["holds_total"]
         copiesAvailable = row["copies_available"]
@@ -56,8 +56,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         // The loans feed speaks for the patron; the catalog, read anonymously, cannot.
         if let loanKind = (row["loan_kind"] as String?).flatMap(Entitlement.init(rawValue:)) {
             entitlement = loanKind
-            availableSince = (row["loan_since"] as Double?).map(Date.init(timeIntervalSince1970:))
-            availableUntil = (row["loan_until"] as Double?).map(Date.init(timeIntervalSince1970:))
+            availableSince = row.date("loan_since")
+            availableUntil = row.date("loan_until")
             holdsPosition = row["loan_position"]
             holdsTotal = row["loan_holds_total"] ?? holdsTotal
             copiesTotal = row["loan_copies_total"] ?? copiesTotal
@@ -330,7 +330,7 @@ extension Store {
                 stateReason: row["state_reason"], stateChangedAt: Date(timeIntervalSince1970: row["state_changed_at"]),
                 firstSeenAt: Date(timeIntervalSince1970: row["first_seen_at"]),
                 changedAt: Date(timeIntervalSince1970: row["changed_at"]),
-                removedAt: (row["removed_at"] as Double?).map(Date.init(timeIntervalSince1970:)),
+                removedAt: row.date("removed_at"),
                 parts: try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
                     .map { PartStatus(index: $0["idx"], title: $0["title"], status: $0["status"], bytes: $0["bytes"],
                                       expectedBytes: nil, reason: $0["reason"]) },
@@ -364,9 +364,27 @@ extension Store {
                 lastSyncStatus: library.lastSyncStatus, lastSyncMessage: library.lastSyncMessage, states: states,
                 titles: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1"),
                 removed: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 0"),
-                loans: try count("SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind = 'loan'"),
-                holds: try count("SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind != 'loan'"),
+                loans: try Self.shelfCounts(db, libraryID: library.id).loans,
+                holds: try Self.shelfCounts(db, libraryID: library.id).holds,
                 lastChanges: changes)
+        }
+    }
+
+    /// How many loans and holds (ready or not) the patron has at a library.
+    static func shelfCounts(_ db: Database, libraryID: Int64) throws -> (loans: Int, holds: Int) {
+        let row = try Row.fetchOne(db, sql: """
+            SELECT COUNT(*) FILTER (WHERE kind = 'loan'), COUNT(*) FILTER (WHERE kind != 'loan')
+            FROM loan WHERE library_id = ?
+            """, arguments: [libraryID])
+        return (row?[0] ?? 0, row?[1] ?? 0)
+    }
+
+    /// An edition's lifecycle, read alone (without the details `edition(_:in:)` gathers).
+    public func lifecycle(of rowID: Int64) throws(StoreError) -> Lifecycle {
+        try read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT state, has_local_copy FROM edition WHERE id = ?", arguments: [rowID])
+            return Lifecycle(state: (row?[0] as String?).flatMap(LifecycleState.init(rawValue:)) ?? .new,
+                             hasLocalCopy: row?[1] ?? false)
         }
     }
 

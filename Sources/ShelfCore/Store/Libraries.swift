@@ -27,8 +27,8 @@ public struct Library: Codable, Sendable, Equatable {
         shelfURL = row["shelf_url"]
         authDocumentURL = row["auth_document_url"]
         createdAt = Date(timeIntervalSince1970: row["created_at"])
-        lastSyncAt = (row["last_sync_at"] as Double?).map(Date.init(timeIntervalSince1970:))
-        lastSyncOKAt = (row["last_sync_ok_at"] as Double?).map(Date.init(timeIntervalSince1970:))
+        lastSyncAt = row.date("last_sync_at")
+        lastSyncOKAt = row.date("last_sync_ok_at")
         lastSyncStatus = row["last_sync_status"]
         lastSyncMessage = row["last_sync_message"]
     }
@@ -108,5 +108,12 @@ extension Store {
             throw StoreError.noLibrary
         }
         return Library(row: row)
+    }
+}
+
+extension Row {
+    /// A timestamp column (seconds since 1970, as the store keeps them), nil when NULL.
+    func date(_ column: String) -> Date? {
+        (self[column] as Double?).map(Date.init(timeIntervalSince1970:))
     }
 }

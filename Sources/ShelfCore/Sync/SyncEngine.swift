@@ -324,10 +324,7 @@ public final class SyncEngine {
             }
             summary.notices = loanApplier.notices
         }
-        summary.loans = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind = 'loan'", arguments: [library.id]) ?? 0
-        summary.holds = try Int.fetchOne(
-            db, sql: "SELECT COUNT(*) FROM loan WHERE library_id = ? AND kind != 'loan'", arguments: [library.id]) ?? 0
+        (summary.loans, summary.holds) = try Store.shelfCounts(db, libraryID: library.id)
 
         // Pages not visited this time are no longer part of the feed.
         try db.execute(sql: """
