@@ -40,6 +40,9 @@ public final class AudioOutput: @unchecked Sendable {
         }
     }
 
+    /// Whether SDL lost the device after it opened (unplugged, or its sound server went away).
+    public var isLost: Bool { device.isLost }
+
     /// Drops everything queued.
     public func clear() { device.clear() }
 }

@@ -19,6 +19,8 @@ public final class Player: @unchecked Sendable {
     /// What the player is doing.
     public enum State: Sendable, Equatable {
         case stopped, playing, paused, finished
+        /// Playing, but the next part's file is not there yet (it is still downloading).
+        case buffering
     }
 
     /// Decoded (and tempo-filtered) audio waiting for the device, or the end of the title.
@@ -61,6 +63,18 @@ public final class Player: @unchecked Sendable {
     private var submittedFrames = 0
     private var threadsRunning = 0
     private var failure: PlaybackError?
+    private var problems: [String] = []
+    /// The part the decoder waits for, while its file is not ready.
+    private var waitingFor: Int?
+    private var gain = 1.0
+
+    /// Says whether a part's file is complete and may be opened; nil means every part is. Asked again every
+    /// quarter second while the player waits for a part that is still downloading.
+    public var partReady: (@Sendable (Int) -> Bool)? {
+        get { condition.withLock { readiness } }
+        set { condition.withLock { readiness = newValue } }
+    }
+    private var readiness: (@Sendable (Int) -> Bool)?
 
     /// A player for `parts` on `output`; `queueCapacity` bounds the decoded chunks held ahead of the device.
     public init(parts: [String], output: AudioOutput, queueCapacity: Int = 16) {
@@ -80,7 +94,28 @@ public final class Player: @unchecked Sendable {
         condition.withLock {
             if !running { return .stopped }
             if endSubmitted && queue.isEmpty && output.queuedFrames == 0 { return .finished }
-            return paused ? .paused : .playing
+            if paused { return .paused }
+            return waitingFor != nil && queue.isEmpty && output.queuedFrames == 0 ? .buffering : .playing
+        }
+    }
+
+    /// The part the player is waiting for while its file downloads, or nil.
+    public var bufferingPart: Int? { condition.withLock { waitingFor } }
+
+    /// Whether the audio device went away (headphones unplugged, a sound server gone); the heard position stops.
+    public var deviceLost: Bool { output.isLost }
+
+    /// Output volume, 0…1, applied to audio as it is handed to the device (for the sleep timer's fade).
+    public var volume: Double {
+        get { condition.withLock { gain } }
+        set { condition.withLock { gain = min(1, max(0, newValue)) } }
+    }
+
+    /// Messages about parts that could not be played and were skipped, since the last call; clears them.
+    public func takeProblems() -> [String] {
+        condition.withLock {
+            defer { problems.removeAll() }
+            return problems
         }
     }
 
@@ -196,7 +231,17 @@ public final class Player: @unchecked Sendable {
         }
     }
 
+    /// What opening the next playable part came to.
+    private enum Opening {
+        case opened(index: Int, decoder: AudioDecoder)
+        /// A seek or stop came while waiting for the part's file.
+        case superseded
+        /// No part from there on could be opened.
+        case noneLeft
+    }
+
     /// Decodes and filters ahead, one part after another, until stopped; idles after the last part.
+    /// A part that cannot be opened or decoded is reported in `takeProblems()` and skipped.
     private func decodeLoop() {
         defer { threadExited() }
         var decoder: AudioDecoder?
@@ -217,22 +262,42 @@ public final class Player: @unchecked Sendable {
             let generation = self.generation
             let speed = self.speed
             condition.unlock()
-            do {
-                if let target {
-                    if decoder == nil || target.part != part {
-                        decoder = try AudioDecoder(path: parts[target.part])
-                        part = target.part
+            let end = { (part: Int, at: Double) in
+                self.put(Chunk(generation: generation, part: part, sourceStart: at, speed: speed, samples: [], isEnd: true))
+            }
+            if let target {
+                ended = true
+                if decoder == nil || target.part != part {
+                    decoder = nil
+                    switch openPart(from: target.part, generation: generation) {
+                    case .superseded: continue
+                    case .noneLeft:
+                        end(target.part, target.seconds)
+                        continue
+                    case .opened(let index, let opened):
+                        decoder = opened
+                        part = index
                     }
-                    try decoder?.seek(to: target.seconds)
-                    filter = try TempoFilter(speed: speed)
-                    cursor = target.seconds
-                    ended = false
-                    current = generation
                 }
-                guard let active = decoder, let filter, current == generation else {
-                    ended = true
+                cursor = part == target.part ? target.seconds : 0
+                do {
+                    try decoder?.seek(to: cursor)
+                    filter = try TempoFilter(speed: speed)
+                } catch {
+                    record(error, part: part)
+                    decoder = nil
+                    end(part, cursor)
                     continue
                 }
+                ended = false
+                current = generation
+            }
+            guard !ended, let active = decoder, let filter, current == generation else {
+                ended = true
+                continue
+            }
+            var partEnded = false
+            do {
                 if let chunk = try active.next() {
                     // At 1× every chunk carries its own timestamp; through atempo the output is re-timed by count.
                     if speed == 1.0 { cursor = chunk.time }
@@ -242,20 +307,68 @@ public final class Player: @unchecked Sendable {
                 } else {
                     let tail = try filter.finish()
                     put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: tail))
-                    if part + 1 < parts.count {
-                        part += 1
-                        decoder = try AudioDecoder(path: parts[part])
-                        cursor = 0
-                    } else {
-                        put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: [], isEnd: true))
-                        ended = true
-                    }
+                    partEnded = true
                 }
             } catch {
-                condition.withLock { failure = error as? PlaybackError ?? .ffmpeg(action: "decode", message: "\(error)") }
-                put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: [], isEnd: true))
-                ended = true
+                // Damage the decoder could not step over: the rest of this part is lost, the next one plays.
+                record(error, part: part)
+                partEnded = true
             }
+            guard partEnded else { continue }
+            ended = true
+            decoder = nil
+            switch openPart(from: part + 1, generation: generation) {
+            case .superseded: continue
+            case .noneLeft: end(part, cursor)
+            case .opened(let index, let opened):
+                decoder = opened
+                part = index
+                cursor = 0
+                ended = false
+            }
+        }
+    }
+
+    /// Opens the first part from `index` on that opens, waiting for files still downloading.
+    private func openPart(from index: Int, generation: Int) -> Opening {
+        var index = index
+        while index < parts.count {
+            guard waitUntilReady(index, generation: generation) else { return .superseded }
+            do {
+                return .opened(index: index, decoder: try AudioDecoder(path: parts[index]))
+            } catch {
+                record(error, part: index)
+                index += 1
+            }
+        }
+        return .noneLeft
+    }
+
+    /// Waits while `partReady` says no; false when a seek or stop makes the wait pointless.
+    private func waitUntilReady(_ index: Int, generation: Int) -> Bool {
+        guard let ready = partReady, !ready(index) else { return true }
+        condition.lock()
+        defer {
+            waitingFor = nil
+            condition.unlock()
+        }
+        waitingFor = index
+        while running && self.generation == generation {
+            condition.unlock()
+            let isReady = ready(index)
+            condition.lock()
+            if isReady { return true }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.25))
+        }
+        return false
+    }
+
+    private func record(_ error: any Error, part: Int) {
+        let failure = error as? PlaybackError ?? .ffmpeg(action: "decode", message: "\(error)")
+        condition.withLock {
+            self.failure = failure
+            let next = part + 1 < parts.count ? "; skipped to part \(part + 2)" : ""
+            problems.append("part \(part + 1) cannot be played (\(failure))\(next)")
         }
     }
 
@@ -287,7 +400,7 @@ public final class Player: @unchecked Sendable {
                 continue
             }
             do {
-                try output.enqueue(chunk.samples)
+                try output.enqueue(gain < 1 ? Self.scaled(chunk.samples, by: gain) : chunk.samples)
             } catch {
                 failure = error as? PlaybackError
                 continue
@@ -300,5 +413,10 @@ public final class Player: @unchecked Sendable {
                     sourceStart: chunk.sourceStart, speed: chunk.speed))
             submittedFrames += chunk.samples.count / PCM.channels
         }
+    }
+
+    private static func scaled(_ samples: [Int16], by gain: Double) -> [Int16] {
+        let factor = Float(gain)
+        return samples.map { Int16(Float($0) * factor) }
     }
 }

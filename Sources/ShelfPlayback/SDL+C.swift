@@ -51,5 +51,8 @@ final class SDLAudioDevice {
 
     func clear() { SDL_ClearQueuedAudio(device) }
 
+    /// SDL reports a device it has disconnected as stopped, whatever its pause state.
+    var isLost: Bool { SDL_GetAudioDeviceStatus(device) == SDL_AUDIO_STOPPED }
+
     func setPaused(_ paused: Bool) { SDL_PauseAudioDevice(device, paused ? 1 : 0) }
 }

@@ -102,3 +102,116 @@ extension PlayerTests {
         }
     }
 }
+
+extension PlayerTests {
+    /// A part whose file is still downloading: the player says so, waits, and plays it when it is complete.
+    @Test func waitsForAPartStillDownloading() throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try TestAudio.tone("mp3", frequency: 440, seconds: 0.5, in: directory)
+        let second = try TestAudio.tone("mp3", frequency: 880, seconds: 0.5, in: directory)
+        let file = directory.appendingPathComponent("out.raw")
+        let player = Player(parts: [first.path, second.path], output: try diskOutput(file))
+        let arrived = Flag()
+        player.partReady = { index in index == 0 || arrived.isSet }
+        try player.play(from: PlaybackPosition(part: 0, seconds: 0))
+        var sawBuffering = false
+        let started = Date()
+        while Date().timeIntervalSince(started) < 1.5 {
+            if player.state == .buffering { sawBuffering = true }
+            usleep(20_000)
+        }
+        #expect(sawBuffering)
+        #expect(player.bufferingPart == 1)
+        let waiting = player.position
+        #expect(waiting.part == 0 && abs(waiting.seconds - 0.5) < 0.1, "waiting at \(waiting)")
+        arrived.set()
+        while player.state != .finished && Date().timeIntervalSince(started) < 4 { usleep(20_000) }
+        #expect(player.state == .finished)
+        #expect(player.position.part == 1 && abs(player.position.seconds - 0.5) < 0.1, "ended at \(player.position)")
+        player.stop()
+        let audio = TestAudio.trimmedSilence(try samples(in: file))
+        #expect(abs(TestAudio.frequency(audio.suffix(44_100 / 4 * 2)) - 880) < 10)
+    }
+
+    /// A part that is not audio at all is reported and skipped; the parts around it play.
+    @Test func skipsAPartThatIsNotAudio() throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try TestAudio.tone("mp3", frequency: 440, seconds: 0.5, in: directory)
+        let broken = directory.appendingPathComponent("broken.mp3")
+        try Data(repeating: 0x5A, count: 40_000).write(to: broken)
+        let third = try TestAudio.tone("mp3", frequency: 880, seconds: 0.5, in: directory)
+        let file = directory.appendingPathComponent("out.raw")
+        let player = Player(parts: [first.path, broken.path, third.path], output: try diskOutput(file))
+        try player.play(from: PlaybackPosition(part: 0, seconds: 0))
+        let started = Date()
+        while player.state != .finished && Date().timeIntervalSince(started) < 4 { usleep(20_000) }
+        #expect(player.state == .finished)
+        #expect(player.position.part == 2)
+        let problems = player.takeProblems()
+        #expect(problems.count == 1)
+        #expect(problems.first?.hasPrefix("part 2 cannot be played") == true, "\(problems)")
+        #expect(problems.first?.hasSuffix("skipped to part 3") == true, "\(problems)")
+        #expect(player.takeProblems().isEmpty)
+        player.stop()
+    }
+
+    /// The volume scales what reaches the device (the sleep timer fades with it).
+    @Test func volumeScalesTheOutput() throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = try TestAudio.tone("wav", frequency: 440, seconds: 0.6, in: directory)
+        let file = directory.appendingPathComponent("out.raw")
+        let player = Player(parts: [clip.path], output: try diskOutput(file))
+        player.volume = 0.25
+        try player.play(from: PlaybackPosition(part: 0, seconds: 0))
+        let started = Date()
+        while player.state != .finished && Date().timeIntervalSince(started) < 3 { usleep(20_000) }
+        player.stop()
+        let peak = try samples(in: file).map { abs(Int($0)) }.max() ?? 0
+        let source = try AudioDecoder(path: clip.path).decodeAll().samples.map { abs(Int($0)) }.max() ?? 0
+        #expect(source > 2_000)
+        #expect(abs(Double(peak) - Double(source) / 4) < Double(source) * 0.02, "peak \(peak) of \(source)")
+    }
+
+    /// SDL's disk driver disconnects its device when a write fails: here the reader of a FIFO goes away,
+    /// as a sound server or headphones would.
+    @Test func noticesALostDevice() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let clip = try TestAudio.tone("wav", frequency: 440, seconds: 3, in: directory)
+        let fifo = directory.appendingPathComponent("device.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = Thread {
+            guard let handle = FileHandle(forReadingAtPath: fifo.path) else { return }
+            var total = 0
+            while total < 44_100 * 4 / 2 {
+                let data = handle.readData(ofLength: 16_384)
+                if data.isEmpty { break }
+                total += data.count
+            }
+            try? handle.close()
+        }
+        reader.start()
+        let player = Player(parts: [clip.path], output: try diskOutput(fifo))
+        try player.play(from: PlaybackPosition(part: 0, seconds: 0))
+        #expect(!player.deviceLost)
+        let started = Date()
+        while !player.deviceLost && Date().timeIntervalSince(started) < 3 { usleep(20_000) }
+        #expect(player.deviceLost)
+        player.pause()
+        let kept = player.position
+        #expect(kept.seconds > 0.2 && kept.seconds < 2.0, "kept \(kept)")
+        player.stop()
+    }
+}
+
+/// A flag one thread sets and another reads.
+final class Flag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
