@@ -49,6 +49,7 @@ let package = Package(
             name: "ShelfCLI",
             dependencies: [
                 "ShelfCore",
+                "ShelfPlayback",
                 "DemoLibrary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]

@@ -42,6 +42,8 @@ public struct DemoConfiguration: Sendable {
     public var partBytes: Int?
     /// Give every audiobook this many parts; `nil` gives each 2 to 4, depending on its id.
     public var partCount: Int?
+    /// Make every audiobook part this many seconds long; `nil` makes them 2 to 4 seconds.
+    public var partSeconds: Int?
     /// The work fulfilled as a packaged audiobook (`application/audiobook+zip`) rather than a manifest.
     public var packagedAudiobookID: String?
     /// The ffmpeg executable that makes the audio; `nil` looks for `ffmpeg` on PATH.
@@ -72,6 +74,7 @@ public struct DemoConfiguration: Sendable {
         partLinkLifetime: TimeInterval = 3_600,
         partBytes: Int? = nil,
         partCount: Int? = nil,
+        partSeconds: Int? = nil,
         packagedAudiobookID: String? = DemoConfiguration.builtInPackagedAudiobookID,
         ffmpegPath: String? = nil,
         audioCacheDirectory: URL? = nil
@@ -96,6 +99,7 @@ public struct DemoConfiguration: Sendable {
         self.partLinkLifetime = partLinkLifetime
         self.partBytes = partBytes
         self.partCount = partCount
+        self.partSeconds = partSeconds
         self.packagedAudiobookID = packagedAudiobookID
         self.ffmpegPath = ffmpegPath
         self.audioCacheDirectory = audioCacheDirectory

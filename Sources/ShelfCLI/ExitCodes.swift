@@ -26,6 +26,8 @@ enum ExitStatusTable {
         (.unsupportedAuth, "the library's sign-in methods cannot be used from a terminal"),
         (.notAllowed, "the action does not apply to the title as it stands (see `shelf show`)"),
         (.protectedContent, "the title is protected by DRM shelf does not implement, or in no format it can play"),
+        (.audioDevice, "no audio device could be opened (set SDL_AUDIODRIVER)"),
+        (.playbackFailed, "the audiobook's files could not be played"),
     ]
 
     static var text: String {

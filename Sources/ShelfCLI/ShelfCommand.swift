@@ -31,6 +31,7 @@ public struct Shelf: AsyncParsableCommand {
             Download.self,
             Queue.self,
             Archive.self,
+            Listen.self,
         ]
     )
 

@@ -38,27 +38,31 @@ struct DemoAudioError: Error, CustomStringConvertible {
 /// under names that spell out their recipe, so later starts (and other servers) reuse them.
 actor DemoAudio {
     /// The recipes of a title's parts: a pitch per chapter, shifted per title so books differ.
-    static func recipes(for id: String, partCount: Int?) -> [AudioRecipe] {
+    static func recipes(for id: String, partCount: Int?, partSeconds: Int? = nil) -> [AudioRecipe] {
         var hasher = FNV1a64()
         hasher.combine(id)
         let variant = Int(hasher.value % 3)
         let count = partCount ?? (2 + Int((hasher.value >> 8) % 3))
         let seconds = [3, 2, 4, 3]
         return (0..<max(1, count)).map { n in
-            AudioRecipe(frequency: 220 + 110 * (n % 4) + 20 * variant, seconds: seconds[n % 4])
+            AudioRecipe(frequency: 220 + 110 * (n % 4) + 20 * variant, seconds: partSeconds ?? seconds[n % 4])
         }
     }
 
     /// Every recipe any title can use (twelve), so one start-up makes all the audio there is.
-    static let allRecipes: [AudioRecipe] = (0..<3).flatMap { variant in
-        (0..<4).map { n in AudioRecipe(frequency: 220 + 110 * n + 20 * variant, seconds: [3, 2, 4, 3][n]) }
+    static func allRecipes(partSeconds: Int? = nil) -> [AudioRecipe] {
+        (0..<3).flatMap { variant in
+            (0..<4).map { n in AudioRecipe(frequency: 220 + 110 * n + 20 * variant, seconds: partSeconds ?? [3, 2, 4, 3][n]) }
+        }
     }
 
     let directory: URL
     let ffmpegPath: String?
+    let partSeconds: Int?
     private var generation: Task<[AudioRecipe: AudioClip], any Error>?
 
-    init(directory: URL?, ffmpegPath: String?) {
+    init(directory: URL?, ffmpegPath: String?, partSeconds: Int? = nil) {
+        self.partSeconds = partSeconds
         self.directory = directory
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("shelf-demo-audio", isDirectory: true)
         self.ffmpegPath = ffmpegPath
@@ -69,7 +73,7 @@ actor DemoAudio {
         if let generation { return try await generation.value }
         let directory = self.directory
         let configured = ffmpegPath
-        let task = Task { try await Self.generate(Self.allRecipes, into: directory, ffmpeg: configured) }
+        let task = Task { try await Self.generate(Self.allRecipes(partSeconds: partSeconds), into: directory, ffmpeg: configured) }
         generation = task
         return try await task.value
     }

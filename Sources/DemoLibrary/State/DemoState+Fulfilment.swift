@@ -125,7 +125,8 @@ extension DemoState {
     private func parts(of title: DemoTitle) async throws(DemoProblem) -> [(clip: AudioClip, length: Int, duration: Double)] {
         let clips: [AudioRecipe: AudioClip]
         do { clips = try await audio.clips() } catch { throw .noAudio(error) }
-        return try DemoAudio.recipes(for: title.id, partCount: configuration.partCount).map { recipe throws(DemoProblem) in
+        return try DemoAudio.recipes(
+            for: title.id, partCount: configuration.partCount, partSeconds: configuration.partSeconds).map { recipe throws(DemoProblem) in
             guard let clip = clips[recipe] else { throw .noAudio(DemoAudioError(description: "no clip for \(recipe.fileName)")) }
             let length = configuration.partBytes.map { max(1, $0) } ?? clip.bytes.count
             return (clip, length, clip.duration * Double(length) / Double(clip.bytes.count))

@@ -103,7 +103,9 @@ public actor DemoState {
         self.renderer = FeedRenderer(base: "http://127.0.0.1/", libraryName: configuration.libraryName,
                                      packagedAudiobookID: configuration.packagedAudiobookID)
         self.lastStamp = DemoDates.wholeSeconds(now)
-        self.audio = DemoAudio(directory: configuration.audioCacheDirectory, ffmpegPath: configuration.ffmpegPath)
+        self.audio = DemoAudio(
+            directory: configuration.audioCacheDirectory, ffmpegPath: configuration.ffmpegPath,
+            partSeconds: configuration.partSeconds)
     }
 
     /// Sets the root URL written into every link; pages rendered before are dropped.

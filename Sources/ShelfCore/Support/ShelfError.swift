@@ -40,6 +40,10 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case notAllowed = 85
     /// The title is protected by DRM shelf does not implement (Findaway, LCP, …), or comes in no format it can use.
     case protectedContent = 86
+    /// No audio device could be opened, or the one playing went away.
+    case audioDevice = 87
+    /// The audiobook's files could not be played (missing, damaged, not audio).
+    case playbackFailed = 88
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.

@@ -1,0 +1,101 @@
+import Foundation
+import ShelfCore
+import ShelfPlayback
+
+/// What the full-screen player draws: pure functions of the session's state, one string per line.
+enum ListenScreen {
+    static func player(
+        book: Audiobook, timeline: Timeline, position: PlaybackPosition, state: Player.State, speed: Double,
+        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int
+    ) -> [String] {
+        let summary = book.summary
+        let chapterIndex = timeline.chapter(at: position)
+        let chapter = book.chapters[chapterIndex]
+        let time = timeline.bookTime(position)
+        let chapterStart = timeline.chapterStart(chapterIndex)
+        let chapterLength = timeline.chapterEnd(chapterIndex) - chapterStart
+        let total = timeline.total
+        let percent = total > 0 ? Int(time / total * 100) : 0
+        var lines = [
+            "",
+            "  " + Output.bold(summary.title),
+            "  " + [summary.authors.isEmpty ? nil : "by \(summary.authors)",
+                    summary.narrators.isEmpty ? nil : "read by \(summary.narrators)"].compactMap { $0 }.joined(separator: " · "),
+            "",
+            "  Chapter \(chapterIndex + 1) of \(book.chapters.count): \(chapter.title)",
+            "  chapter  \(Clock.format(time - chapterStart)) / \(Clock.format(chapterLength))"
+                + "   −\(Clock.format(max(0, chapterLength - (time - chapterStart))))",
+            "  book     \(Clock.format(time)) / \(Clock.format(total))   −\(Clock.format(max(0, total - time)))   \(percent)%",
+            "  " + bar(fraction: total > 0 ? time / total : 0, width: max(10, min(width - 4, 72))),
+            "",
+        ]
+        var status = [stateLabel(state), ListenSession.speedLabel(speed)]
+        switch sleep {
+        case .seconds(let left)?: status.append("sleep in \(Clock.format(max(0, left)))")
+        case .endOfChapter?: status.append("sleep at chapter end")
+        case nil: break
+        }
+        let present = book.parts.filter { FileManager.default.fileExists(atPath: $0.file.path) }.count
+        if present < book.parts.count || downloading {
+            let active = book.parts.first { $0.progress != nil }
+            status.append("parts \(present)/\(book.parts.count) downloaded"
+                          + (active.map { " (part \($0.index + 1): \($0.progress ?? ""))" } ?? ""))
+        }
+        lines.append("  " + status.joined(separator: " · "))
+        lines.append("  " + (message ?? ""))
+        lines.append("")
+        lines.append(Output.dim("  space pause · ←/→ 30 s · ,/. 5 s · n/p chapter · [/] speed · t contents · s sleep · "
+                                + "b bookmark · ? help · q quit"))
+        return lines
+    }
+
+    static func stateLabel(_ state: Player.State) -> String {
+        switch state {
+        case .playing: "▶ playing"
+        case .paused: "❚❚ paused"
+        case .buffering: "… buffering"
+        case .finished: "■ finished"
+        case .stopped: "■ stopped"
+        }
+    }
+
+    static func bar(fraction: Double, width: Int) -> String {
+        let filled = Int((min(1, max(0, fraction)) * Double(width)).rounded())
+        return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
+    }
+
+    static func contents(book: Audiobook, timeline: Timeline, selection: Int, current: Int, rows: Int) -> [String] {
+        var lines = ["", "  " + Output.bold("Contents") + " — ↑/↓ choose · enter play · t or esc back", ""]
+        let room = max(3, rows - lines.count - 1)
+        let first = min(max(0, selection - room / 2), max(0, book.chapters.count - room))
+        for index in first..<min(book.chapters.count, first + room) {
+            let chapter = book.chapters[index]
+            let part = book.parts[chapter.part]
+            let onDisk = FileManager.default.fileExists(atPath: part.file.path)
+            let availability = onDisk ? "" : "  (" + (part.progress.map { "downloading \($0)" } ?? "not downloaded") + ")"
+            let marker = index == selection ? "›" : " "
+            let playing = index == current ? "▶" : " "
+            let line = "\(marker)\(playing) \(String(format: "%3d", index + 1))  \(Clock.format(timeline.chapterStart(index)))  "
+                + chapter.title + availability
+            lines.append(index == selection ? Output.bold(line) : onDisk ? line : Output.dim(line))
+        }
+        return lines
+    }
+
+    static func help(skip: Double) -> [String] {
+        [
+            "", "  " + Output.bold("Keys"), "",
+            "  space      play / pause",
+            "  ← / →      back / forward \(Int(skip)) s",
+            "  , / .      back / forward 5 s",
+            "  n / p      next chapter / start of this chapter (again: the one before)",
+            "  [ / ]      slower / faster by 0.25× (0.5× to 3×, pitch kept)",
+            "  t          table of contents",
+            "  s          sleep timer: 15, 30, 45, 60 min, end of chapter, off",
+            "  b          bookmark this place",
+            "  ?          this help",
+            "  q          quit (the position is saved)",
+            "", "  Press any key to go back.",
+        ]
+    }
+}

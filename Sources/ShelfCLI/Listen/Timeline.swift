@@ -1,0 +1,86 @@
+import Foundation
+import ShelfCore
+import ShelfPlayback
+
+/// A book's parts laid end to end: turns a place in a part into seconds of the book and back, and finds chapters.
+/// Lengths come from the files themselves once they are on disk, else from the manifest.
+struct Timeline {
+    private(set) var durations: [Double]
+    private(set) var starts: [Double]
+    private var chapters: [Audiobook.Chapter]
+    private var probed: Set<Int> = []
+    /// Parts whose files last a different time from what the manifest says.
+    private(set) var notes: [String] = []
+
+    init(book: Audiobook) {
+        durations = book.parts.map { $0.duration ?? 0 }
+        starts = []
+        chapters = book.chapters
+        refresh(book: book)
+    }
+
+    /// Measures the files that arrived since the last call.
+    mutating func refresh(book: Audiobook) {
+        var mismatched: [String] = []
+        for part in book.parts where !probed.contains(part.index) {
+            guard FileManager.default.fileExists(atPath: part.file.path) else { continue }
+            probed.insert(part.index)
+            guard let measured = (try? AudioDecoder(path: part.file.path))?.duration, measured > 0 else { continue }
+            if let stated = part.duration, abs(stated - measured) > max(2, stated * 0.02) {
+                mismatched.append("part \(part.index + 1) lasts \(Clock.format(measured)), not the \(Clock.format(stated)) "
+                                  + "its manifest says")
+            }
+            durations[part.index] = measured
+        }
+        if let first = mismatched.first {
+            let more = mismatched.count > 1 ? " (and \(mismatched.count - 1) more parts)" : ""
+            notes.append(first + more + "; shelf goes by the files")
+        }
+        chapters = book.chapters
+        var running = 0.0
+        starts = durations.map { duration in
+            defer { running += duration }
+            return running
+        }
+    }
+
+    /// The book's length in seconds.
+    var total: Double { (starts.last ?? 0) + (durations.last ?? 0) }
+
+    func bookTime(_ position: PlaybackPosition) -> Double {
+        guard starts.indices.contains(position.part) else { return 0 }
+        return starts[position.part] + position.seconds
+    }
+
+    /// The place `seconds` into the book falls on.
+    func place(_ seconds: Double) -> PlaybackPosition {
+        let time = max(0, seconds)
+        for index in durations.indices.reversed() where starts[index] <= time && (durations[index] > 0 || index == 0) {
+            return PlaybackPosition(part: index, seconds: min(time - starts[index], max(0, durations[index])))
+        }
+        return PlaybackPosition(part: 0, seconds: 0)
+    }
+
+    /// A saved position as a place in this book, or nil when it names a part the book does not have.
+    func position(of saved: ListeningPosition) -> PlaybackPosition? {
+        guard durations.indices.contains(saved.part), saved.seconds >= 0 else { return nil }
+        let length = durations[saved.part]
+        return PlaybackPosition(part: saved.part, seconds: length > 0 ? min(saved.seconds, length) : saved.seconds)
+    }
+
+    func chapterStart(_ index: Int) -> Double {
+        guard chapters.indices.contains(index) else { return index < 0 ? 0 : total }
+        let chapter = chapters[index]
+        return (starts.indices.contains(chapter.part) ? starts[chapter.part] : 0) + chapter.offset
+    }
+
+    func chapterEnd(_ index: Int) -> Double { index + 1 < chapters.count ? chapterStart(index + 1) : total }
+
+    /// The chapter a place is in (the last one starting at or before it).
+    func chapter(at position: PlaybackPosition) -> Int {
+        let time = bookTime(position) + 0.001
+        var found = 0
+        for index in chapters.indices where chapterStart(index) <= time { found = index }
+        return found
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GRDB
+
+/// A borrowed or free audiobook as the player sees it: its part files in reading order, how long each lasts,
+/// and its chapters.
+public struct Audiobook: Sendable {
+    /// One audio file of the reading order.
+    public struct Part: Sendable, Equatable {
+        public var index: Int
+        /// Where the file is, or will be once downloaded.
+        public var file: URL
+        /// The part's href without its query: what annotations name it by.
+        public var readingOrderItem: String
+        public var title: String?
+        /// Seconds, as the manifest states it (the player prefers the file's own length once it has it).
+        public var duration: Double?
+        /// The part row's status: downloaded, pending, downloading, failed…
+        public var status: String
+        /// Percent downloaded, when the part is under way.
+        public var progress: String?
+    }
+
+    /// A table-of-contents entry: where a chapter starts.
+    public struct Chapter: Sendable, Equatable {
+        public var title: String
+        public var part: Int
+        public var offset: Double
+    }
+
+    public var rowID: Int64
+    public var summary: EditionSummary
+    public var parts: [Part]
+    /// The manifest's table of contents (flattened), or one chapter per part when it has none.
+    public var chapters: [Chapter]
+
+    /// Whether every part's file is in place.
+    public var isComplete: Bool { parts.allSatisfy { FileManager.default.fileExists(atPath: $0.file.path) } }
+
+    /// Builds the chapter list: the toc flattened depth-first and sorted by place, else one per part.
+    static func chapters(toc: [AudiobookManifest.Chapter], parts: [Part]) -> [Chapter] {
+        func flatten(_ entries: [AudiobookManifest.Chapter]) -> [Chapter] {
+            entries.flatMap { [Chapter(title: $0.title, part: $0.partIndex, offset: $0.offset)] + flatten($0.children) }
+        }
+        var chapters = flatten(toc).filter { parts.indices.contains($0.part) }
+        chapters.sort { ($0.part, $0.offset) < ($1.part, $1.offset) }
+        // Two entries at one place (a part title and its first chapter) are one chapter to a listener.
+        var unique: [Chapter] = []
+        for chapter in chapters where unique.last.map({ $0.part != chapter.part || abs($0.offset - chapter.offset) > 0.5 }) ?? true {
+            unique.append(chapter)
+        }
+        if unique.isEmpty {
+            return parts.map { Chapter(title: $0.title ?? "Part \($0.index + 1)", part: $0.index, offset: 0) }
+        }
+        // Audio before the first toc entry still belongs somewhere.
+        if unique[0].part != 0 || unique[0].offset > 0.5 {
+            unique.insert(Chapter(title: parts[0].title ?? "Opening", part: 0, offset: 0), at: 0)
+        }
+        return unique
+    }
+}
+
+extension Store {
+    /// The audiobook behind a title, with its parts where `home` keeps them; throws when it has never been
+    /// downloaded (there is no manifest or part list yet).
+    public func audiobook(_ query: String, in library: Library, home: Home) throws -> Audiobook {
+        let detail = try edition(query, in: library)
+        let rowID = try resolveEdition(detail.summary.id, in: library)
+        let directory = home.files(library: library.id, edition: rowID)
+        let (rows, manifestText, manifestURL) = try read { db in
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
+            let fulfilment = try Row.fetchOne(
+                db, sql: "SELECT manifest, manifest_url FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
+            return (rows, fulfilment?["manifest"] as String?, fulfilment?["manifest_url"] as String?)
+        }
+        var manifest: AudiobookManifest?
+        if let manifestText, let base = manifestURL.flatMap(URL.init(string:)) {
+            manifest = try? AudiobookManifest.parse(Data(manifestText.utf8), url: base)
+        } else if let data = try? Data(contentsOf: directory.appendingPathComponent("manifest.json")) {
+            // A packaged audiobook keeps its manifest beside its parts.
+            manifest = try? AudiobookManifest.parse(data, url: directory.appendingPathComponent("manifest.json"))
+        }
+        let parts = rows.map { row -> Audiobook.Part in
+            let index: Int = row["idx"]
+            let href = manifest?.parts.first { $0.index == index }?.href
+            let item = href.flatMap { href -> String? in
+                guard var components = URLComponents(string: href), components.scheme != "file" else { return nil }
+                components.query = nil
+                components.fragment = nil
+                return components.string
+            } ?? row["href_path"]
+            let status: String = row["status"]
+            return Audiobook.Part(
+                index: index, file: directory.appendingPathComponent(row["file"]), readingOrderItem: item,
+                title: row["title"], duration: row["duration"], status: status,
+                progress: status == "downloading" ? row["reason"] : nil)
+        }
+        return Audiobook(
+            rowID: rowID, summary: detail.summary, parts: parts,
+            chapters: Audiobook.chapters(toc: manifest?.toc ?? [], parts: parts))
+    }
+}
