@@ -31,6 +31,8 @@ public struct Shelf: AsyncParsableCommand {
             Download.self,
             Queue.self,
             Archive.self,
+            Position.self,
+            Mark.self,
         ]
     )
 
