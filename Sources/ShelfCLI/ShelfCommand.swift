@@ -32,6 +32,8 @@ public struct Shelf: AsyncParsableCommand {
             Queue.self,
             Archive.self,
             Listen.self,
+            Position.self,
+            Mark.self,
         ]
     )
 

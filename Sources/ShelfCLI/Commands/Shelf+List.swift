@@ -44,10 +44,10 @@ extension Shelf {
                     return
                 }
                 Output.table(
-                    ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "AVAILABILITY"],
+                    ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "PROGRESS", "AVAILABILITY"],
                     editions.map { edition in
                         [edition.shortID, edition.title + (edition.inCatalog ? "" : " (removed)"), edition.authors,
-                         edition.kind, edition.state.label, edition.circulation]
+                         edition.kind, edition.state.label, edition.progress, edition.circulation]
                     })
             }
         }

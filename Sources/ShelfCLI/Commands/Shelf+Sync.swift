@@ -53,6 +53,10 @@ extension Shelf {
                             for warning in summary.warnings { Output.error("shelf: warning: \(library.name): \(warning)") }
                             let prefix = libraries.count > 1 ? "\(library.name): " : ""
                             Output.line(prefix + summary.line)
+                            if summary.positionsPushed > 0 {
+                                let count = summary.positionsPushed
+                                Output.line("\(prefix)Pushed \(count) listening position\(count == 1 ? "" : "s")")
+                            }
                             for notice in summary.notices {
                                 Output.line("\(prefix)\(notice.title): \(notice.message)")
                             }

@@ -30,6 +30,10 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     public var circulation: String
     /// Where a loan is returned or a hold cancelled.
     public var revokeURL: String?
+    /// How far the patron has got, for audiobooks (new when never played); nil for other media.
+    public var consumption: Consumption?
+    /// How much of the audiobook has been heard, 0…100, when known.
+    public var percent: Double?
 
     init(row: Row, now: Date) {
         id = row["entry_id"]
@@ -73,9 +77,16 @@ public struct EditionSummary: Codable, Sendable, Equatable {
             canBorrowNow: canBorrowNow, canReserve: canReserve, isPaid: isPaid, isDraft: isDraft,
             isPlayable: medium == "audiobook" && protection == nil)
         actions = context.actions
+        if medium == "audiobook" {
+            consumption = (row["listening_consumption"] as String?).flatMap(Consumption.init(rawValue:)) ?? .new
+            percent = row["listening_percent"]
+        }
         circulation = ""
         circulation = Circulation.describe(self, now: now)
     }
+
+    /// "new", "43%", "finished" for audiobooks, "" otherwise: the PROGRESS column of `shelf list`.
+    public var progress: String { consumption?.label(percent: percent) ?? "" }
 
     /// "audiobook", "audiobook (Findaway DRM)", "ebook": the TYPE column of `shelf list`.
     public var kind: String { protection.map { "\(medium) (\($0) DRM)" } ?? medium }
@@ -240,8 +251,9 @@ extension Store {
         SELECT e.*, EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow') AS has_borrow,
                l.kind AS loan_kind, l.since AS loan_since, l.until AS loan_until, l.holds_position AS loan_position,
                l.holds_total AS loan_holds_total, l.copies_total AS loan_copies_total,
-               l.copies_available AS loan_copies_available, l.revoke_url AS loan_revoke_url
-        FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
+               l.copies_available AS loan_copies_available, l.revoke_url AS loan_revoke_url,
+               ls.consumption AS listening_consumption, ls.percent AS listening_percent
+        FROM edition e LEFT JOIN loan l ON l.edition_id = e.id LEFT JOIN listening ls ON ls.edition_id = e.id
         """
 
     /// The editions of a library, by title.

@@ -11,6 +11,8 @@ public struct Library: Codable, Sendable, Equatable {
     public var crawlableURL: String?
     public var shelfURL: String?
     public var authDocumentURL: String?
+    /// The library's annotation service (reading positions, bookmarks), when its feeds link one.
+    public var annotationsURL: String?
     public var createdAt: Date
     public var lastSyncAt: Date?
     public var lastSyncOKAt: Date?
@@ -26,6 +28,7 @@ public struct Library: Codable, Sendable, Equatable {
         crawlableURL = row["crawlable_url"]
         shelfURL = row["shelf_url"]
         authDocumentURL = row["auth_document_url"]
+        annotationsURL = row["annotations_url"]
         createdAt = Date(timeIntervalSince1970: row["created_at"])
         lastSyncAt = row.date("last_sync_at")
         lastSyncOKAt = row.date("last_sync_ok_at")

@@ -205,6 +205,67 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("v6-listening") { db in
+            try db.execute(sql: """
+                -- Small values the store keeps about itself (this device's id).
+                CREATE TABLE setting (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL
+                );
+
+                -- How far the patron is in a title, and how fast they listen to it.
+                CREATE TABLE listening (
+                    edition_id INTEGER PRIMARY KEY REFERENCES edition(id) ON DELETE CASCADE,
+                    speed REAL NOT NULL DEFAULT 1.0,
+                    consumption TEXT NOT NULL DEFAULT 'new',
+                    percent REAL,
+                    updated_at REAL NOT NULL
+                );
+
+                -- The last position per device: this one's, and those read from the library's annotation service.
+                CREATE TABLE device_position (
+                    edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
+                    device TEXT NOT NULL,
+                    device_name TEXT,
+                    part INTEGER NOT NULL,
+                    seconds REAL NOT NULL,
+                    reading_order_item TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (edition_id, device)
+                );
+
+                CREATE TABLE bookmark (
+                    id INTEGER PRIMARY KEY,
+                    edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
+                    part INTEGER NOT NULL,
+                    seconds REAL NOT NULL,
+                    reading_order_item TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX bookmark_edition ON bookmark(edition_id, at);
+
+                -- Positions and bookmarks waiting to be posted to the annotation service: one idling position per
+                -- edition (the newest replaces it), any number of bookmarks.
+                CREATE TABLE annotation_outbox (
+                    id INTEGER PRIMARY KEY,
+                    edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    motivation TEXT NOT NULL,
+                    part INTEGER NOT NULL,
+                    seconds REAL NOT NULL,
+                    reading_order_item TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    last_error TEXT
+                );
+                CREATE UNIQUE INDEX annotation_outbox_idling ON annotation_outbox(edition_id) WHERE motivation = 'idling';
+                CREATE INDEX annotation_outbox_library ON annotation_outbox(library_id, id);
+
+                -- The library's annotation service (a feed-level link), where positions are posted.
+                ALTER TABLE library ADD COLUMN annotations_url TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -76,6 +76,10 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     /// Holds that became ready, loans due soon, loans that ended.
     public var notices: [ShelfNotice] = []
     public var warnings: [String] = []
+    /// Listening positions and bookmarks pushed to the library's annotation service after the feeds were stored.
+    public var positionsPushed = 0
+    /// Those still queued (offline, not signed in); the next sync or `listen` pushes them.
+    public var positionsPending = 0
     public var seconds: Double = 0
 
     public init(library: String) { self.library = library }
@@ -139,12 +143,26 @@ public final class SyncEngine {
                 try self.run(library, session: session, db: db, started: started, scratch: scratch)
             }
             try finishClearing(library)
+            pushPositions(library, into: &summary)
             summary.seconds = Date().timeIntervalSince(started)
             return summary
         } catch let error as ShelfFailure {
             recordFailure(library, started: started, message: error.description)
             throw error
         }
+    }
+
+    /// Pushes the positions and bookmarks queued while offline; a failure leaves them queued for next time.
+    private func pushPositions(_ library: Library, into summary: inout SyncSummary) {
+        guard let positions = try? PositionSync(store: store, home: home, library: library, configuration: options.http)
+        else { return }
+        var warnings: [String] = []
+        positions.warn = { warnings.append($0) }
+        let report = positions.pushPending()
+        summary.positionsPushed = report.pushed
+        summary.positionsPending = report.pending
+        summary.warnings += warnings
+        if let failure = report.failure { options.log?("listening positions stay queued: \(failure)") }
     }
 
     private func recordFailure(_ library: Library, started: Date, message: String) {
@@ -245,6 +263,7 @@ public final class SyncEngine {
         var rootPageID: Int64?
         var rootInfo: OPDSFeedInfo?
         var crawlable: String?
+        var annotationService: String?
         let now = started.timeIntervalSince1970
         events: while true {
             switch channel.take() {
@@ -276,6 +295,7 @@ public final class SyncEngine {
                 try db.execute(sql: "UPDATE feed_page SET next_url = ?, entry_count = ? WHERE id = ?",
                                arguments: [info.next?.href, pageEntries, pageID])
                 if onRootPage { rootInfo = info }
+                annotationService = info.link(OPDSVocabulary.relAnnotations)?.href ?? annotationService
                 warnings += info.warnings
             case .notModified(let kind, let url, let position):
                 summary.pages += 1
@@ -334,10 +354,11 @@ public final class SyncEngine {
         try db.execute(sql: """
             UPDATE library SET catalog_title = COALESCE(?, catalog_title), crawlable_url = ?,
                 shelf_url = COALESCE(?, shelf_url), auth_document_url = COALESCE(?, auth_document_url),
-                last_sync_at = ?, last_sync_ok_at = ?, last_sync_status = 'ok', last_sync_message = ?
+                annotations_url = COALESCE(?, annotations_url), last_sync_at = ?, last_sync_ok_at = ?, last_sync_status = 'ok', last_sync_message = ?
             WHERE id = ?
             """, arguments: [
-                info?.title, crawlable, info?.shelf?.href ?? shelfRead, info?.authDocument?.href, Date().timeIntervalSince1970,
+                info?.title, crawlable, info?.shelf?.href ?? shelfRead, info?.authDocument?.href, annotationService,
+                Date().timeIntervalSince1970,
                 Date().timeIntervalSince1970, summary.line, library.id,
             ])
         try db.execute(sql: """

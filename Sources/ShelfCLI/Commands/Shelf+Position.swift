@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import ShelfCore
+
+extension Shelf {
+    /// `shelf position ID`: where the patron is in a title, per device.
+    struct Position: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show where you are in an audiobook, on this computer and your other devices.",
+            discussion: """
+                Asks the library's annotation service for the positions your other devices saved (when online and \
+                signed in), then lists each device's chapter, offset and time, newest first, with the title's \
+                progress and whether a position waits to be pushed (`shelf sync` pushes it).
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
+        @Argument(help: "The title's id, or a unique part of it.") var id: String
+
+        func run() throws {
+            try withFailureHandling {
+                let (store, library) = try global.openLibrary()
+                let rowID = try store.resolveEdition(id, in: library)
+                let positions = try PositionSync(
+                    store: store, home: global.resolvedHome, library: library, configuration: global.httpConfiguration)
+                positions.warn = { Output.error("shelf: warning: \($0)") }
+                let report = try positions.report(of: rowID)
+                if output.json { return try Output.json(report) }
+                if !global.quiet { Self.print(report) }
+            }
+        }
+
+        static func print(_ report: PositionReport, now: Date = Date()) {
+            var heading = "\(report.title) — \(report.consumption.label(percent: report.percent))"
+            if report.speed != 1 { heading += " · speed \(report.speed.formatted(.number.precision(.fractionLength(0...2))))×" }
+            Output.line(Output.bold(heading))
+            if let reason = report.localOnly { Output.line("Showing the positions stored here only (\(reason)).") }
+            if report.devices.isEmpty {
+                Output.line("No position yet: not played on any device.")
+            } else {
+                Output.table(
+                    ["DEVICE", "PART", "IN PART", "IN BOOK", "WHEN"],
+                    report.devices.map { device in
+                        var inBook = device.bookSeconds.map(Clock.format) ?? ""
+                        if let total = report.duration, !inBook.isEmpty { inBook += " of \(Clock.format(total))" }
+                        if let percent = device.percent { inBook += " (\(Int(percent.rounded(.down)))%)" }
+                        let part = "\(device.part + 1)" + (device.partTitle.map { " \($0)" } ?? "")
+                        let age = now.timeIntervalSince(device.at)
+                        return [device.name, part, Clock.format(device.seconds), inBook,
+                                age < 7 * 86_400 ? Output.relative(device.at, now: now) : Output.timestamp(device.at)]
+                    })
+            }
+            if report.pendingPush {
+                Output.line("Waiting to be pushed to the library" + (report.pendingReason.map { " (\($0))" } ?? "") + ".")
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+import Foundation
+import GRDB
+
+/// What a push of queued positions and bookmarks did.
+public struct PushReport: Codable, Sendable, Equatable {
+    public var pushed: Int
+    /// Still queued (offline, not signed in, no annotation service).
+    public var pending: Int
+    /// Why some stayed queued, when they did.
+    public var failure: String?
+
+    public init(pushed: Int = 0, pending: Int = 0, failure: String? = nil) {
+        self.pushed = pushed
+        self.pending = pending
+        self.failure = failure
+    }
+}
+
+/// What `shelf position` prints: where the patron is in a title, per device.
+public struct PositionReport: Codable, Sendable, Equatable {
+    /// One device's position.
+    public struct Device: Codable, Sendable, Equatable {
+        public var device: String
+        /// "this computer (hostname)", the device's own name, or "another device".
+        public var name: String
+        public var thisDevice: Bool
+        /// Index into the reading order, from 0.
+        public var part: Int
+        public var partTitle: String?
+        /// Seconds into the part.
+        public var seconds: Double
+        /// Seconds into the book, when the parts' durations are known.
+        public var bookSeconds: Double?
+        public var percent: Double?
+        public var at: Date
+    }
+
+    public var id: String
+    public var title: String
+    public var consumption: Consumption
+    public var percent: Double?
+    public var speed: Double
+    /// A position or bookmark waits to be pushed to the library.
+    public var pendingPush: Bool
+    /// Why it has not been pushed yet, when known.
+    public var pendingReason: String?
+    /// The book's length in seconds, when the parts' durations are known.
+    public var duration: Double?
+    /// Why only the positions stored here are shown (offline, not signed in, no annotation service); nil when the
+    /// library was asked.
+    public var localOnly: String?
+    /// Newest first.
+    public var devices: [Device]
+}
+
+/// Position sync with a library's annotation service: pulls the newest position of other devices, pushes this
+/// device's positions and bookmarks.
+public final class PositionSync {
+    private let store: Store
+    private let library: Library
+    private let session: LibrarySession
+    /// Called with one-line warnings (a malformed annotation that was ignored, a refused push that was dropped).
+    public var warn: ((String) -> Void)?
+
+    public init(store: Store, home: Home, library: Library, configuration: HTTPConfiguration) throws(CirculationError) {
+        self.store = store
+        self.library = library
+        session = try LibrarySession(library: library, credentialStore: CredentialStore(home: home), configuration: configuration)
+    }
+
+    /// What the store knows of an edition's annotation links and parts.
+    private struct Book {
+        var entryID: String
+        var title: String
+        var annotationsURL: String?
+        var serviceURL: String?
+        /// The reading order's hrefs, titles and durations (from the manifest, else the downloaded parts).
+        var hrefs: [String]
+        var titles: [String?]
+        var durations: [Double?]
+
+        var duration: Double? {
+            durations.isEmpty || durations.contains(nil) ? nil : durations.reduce(0) { $0 + ($1 ?? 0) }
+        }
+
+        func bookSeconds(part: Int, seconds: Double) -> Double? {
+            guard durations.indices.contains(part), duration != nil else { return nil }
+            return durations[..<part].reduce(0) { $0 + ($1 ?? 0) } + seconds
+        }
+    }
+
+    private func book(_ rowID: Int64) throws -> Book {
+        try store.read { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT e.entry_id, e.title, e.annotations_url, l.annotations_url AS service, f.manifest, f.manifest_url
+                FROM edition e JOIN library l ON l.id = e.library_id LEFT JOIN fulfilment f ON f.edition_id = e.id
+                WHERE e.id = ?
+                """, arguments: [rowID])
+            else { throw StoreError.editionNotFound("\(rowID)") }
+            var book = Book(entryID: row["entry_id"], title: row["title"], annotationsURL: row["annotations_url"],
+                            serviceURL: row["service"], hrefs: [], titles: [], durations: [])
+            let manifestText: String? = row["manifest"]
+            let manifestURL = (row["manifest_url"] as String?).flatMap(URL.init(string:))
+                ?? URL(fileURLWithPath: "/manifest.json")
+            if let manifestText, let manifest = try? AudiobookManifest.parse(Data(manifestText.utf8), url: manifestURL),
+                !manifest.parts.isEmpty
+            {
+                book.hrefs = manifest.parts.map(\.href)
+                book.titles = manifest.parts.map(\.title)
+                book.durations = manifest.parts.map(\.duration)
+            } else {
+                for part in try Row.fetchAll(
+                    db, sql: "SELECT href_path, title, duration FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
+                {
+                    book.hrefs.append(part["href_path"])
+                    book.titles.append(part["title"])
+                    book.durations.append(part["duration"])
+                }
+            }
+            return book
+        }
+    }
+
+    // MARK: pull
+
+    /// The newest idling position on the server for the edition from another device, resolved to a part of this
+    /// book and recorded among the device positions; nil when there is none, the edition has no annotation link,
+    /// or its locator names no part of this book. Throws when the server cannot be reached or refuses.
+    public func remotePosition(of rowID: Int64) throws -> ListeningPosition? {
+        let book = try book(rowID)
+        guard let link = book.annotationsURL ?? book.serviceURL, let url = URL(string: link) else { return nil }
+        guard session.isSignedIn else { throw CirculationError.notSignedIn(library: library.name) }
+        let response = try session.send(url, headers: ["Accept": "\(RemoteAnnotation.mediaType), application/json"])
+        if response.status == 404 { return nil }
+        if response.status == 401 { throw CirculationError.notSignedIn(library: library.name) }
+        guard (200..<300).contains(response.status) else {
+            throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
+        }
+        let items: [Any]
+        switch RemoteAnnotation.items(in: response.body) {
+        case .success(let list): items = list
+        case .failure(let rejection):
+            warn?("ignored the annotations of \(book.title): \(rejection); kept the local position")
+            return nil
+        }
+        let ours = try store.deviceID()
+        var newest: (annotation: RemoteAnnotation, part: Int)?
+        for item in items {
+            // Annotations of other works (a library-wide list) and anything but positions are not this book's concern.
+            let object = item as? [String: Any]
+            if let source = (object?["target"] as? [String: Any])?["source"] as? String, source != book.entryID { continue }
+            if let motivation = object?["motivation"] as? String, motivation != Motivation.idling { continue }
+            let annotation: RemoteAnnotation
+            switch RemoteAnnotation.parse(item) {
+            case .success(let parsed): annotation = parsed
+            case .failure(let rejection):
+                warn?("ignored annotation \(RemoteAnnotation.name(of: item)) of \(book.title): \(rejection); kept the local position")
+                continue
+            }
+            guard annotation.device != ours else { continue }
+            guard let part = RemoteAnnotation.partIndex(of: annotation.locator, in: book.hrefs) else {
+                let place = annotation.locator.readingOrderItem ?? "chapter \(annotation.locator.chapter ?? 0)"
+                warn?("ignored annotation \(annotation.id ?? "(without id)") of \(book.title): its locator names no part "
+                      + "of this book (\(place)); kept the local position")
+                continue
+            }
+            if let current = newest, (current.annotation.time ?? .distantPast) >= (annotation.time ?? .distantPast) { continue }
+            newest = (annotation, part)
+        }
+        guard let (annotation, part) = newest else { return nil }
+        let position = ListeningPosition(
+            part: part, seconds: annotation.locator.offsetMilliseconds / 1000,
+            readingOrderItem: annotation.locator.readingOrderItem ?? Self.withoutQuery(book.hrefs[part]),
+            device: annotation.device ?? "unknown", deviceName: annotation.deviceName,
+            at: annotation.time ?? Date(timeIntervalSince1970: 0))
+        try store.recordRemotePosition(position, of: rowID)
+        return position
+    }
+
+    // MARK: push
+
+    /// Pushes every queued position and bookmark of this library, oldest first; each one pushed leaves the queue,
+    /// one the library refuses (4xx) is dropped with a warning, and on a network failure the rest stay queued.
+    @discardableResult
+    public func pushPending() -> PushReport {
+        var report = PushReport()
+        let rows: [Row]
+        do {
+            rows = try store.read { db in
+                try Row.fetchAll(db, sql: """
+                    SELECT o.*, e.entry_id, e.title, e.annotations_url, l.annotations_url AS service,
+                        (SELECT p.title FROM part p WHERE p.edition_id = o.edition_id AND p.idx = o.part) AS part_title
+                    FROM annotation_outbox o JOIN edition e ON e.id = o.edition_id JOIN library l ON l.id = o.library_id
+                    WHERE o.library_id = ? ORDER BY o.id
+                    """, arguments: [library.id])
+            }
+        } catch {
+            return PushReport(failure: error.description)
+        }
+        guard !rows.isEmpty else { return report }
+        for (index, row) in rows.enumerated() {
+            let title: String = row["title"]
+            let link: String? = row["service"] ?? row["annotations_url"]
+            guard let link, let url = URL(string: link) else {
+                let reason = "\(library.name) gives no annotation service for \(title)"
+                setError(row["id"], reason)
+                report.pending += 1
+                report.failure = report.failure ?? reason
+                continue
+            }
+            guard session.isSignedIn else {
+                report.pending += rows.count - index
+                report.failure = CirculationError.notSignedIn(library: library.name).description
+                setError(nil, report.failure!)
+                break
+            }
+            let document = RemoteAnnotation.document(
+                motivation: row["motivation"], source: row["entry_id"],
+                locator: AudiobookLocator(readingOrderItem: row["reading_order_item"], offsetMilliseconds: (row["seconds"] as Double) * 1000),
+                device: row["device"], chapter: row["part_title"] ?? "", time: Date(timeIntervalSince1970: row["at"]))
+            let status: Int
+            let body: Data
+            do {
+                let response = try session.send(
+                    url, method: "POST", headers: ["Content-Type": RemoteAnnotation.mediaType, "Accept": "application/json"],
+                    body: document)
+                (status, body) = (response.status, response.body)
+            } catch {
+                report.pending += rows.count - index
+                report.failure = (error as? ShelfFailure)?.description ?? "\(error)"
+                setError(nil, report.failure!)
+                break
+            }
+            if (200..<300).contains(status) {
+                remove(row)
+                report.pushed += 1
+            } else if status == 401 || status >= 500 || status == 408 || status == 429 {
+                report.pending += rows.count - index
+                report.failure = status == 401 ? CirculationError.notSignedIn(library: library.name).description
+                    : NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: status).description
+                setError(nil, report.failure!)
+                break
+            } else {
+                // The library will never take this one (the loan ended, the title is unknown): it must not block the rest.
+                let what = (row["motivation"] as String) == Motivation.bookmarking ? "a bookmark" : "the listening position"
+                let reason = ProblemDocument.parse(body)?.text ?? "\(status) \(HTTPStatus.reason(status))"
+                warn?("dropped \(what) of \(title): \(library.name) refused it (\(reason))")
+                remove(row)
+            }
+        }
+        return report
+    }
+
+    /// Takes a pushed item off the queue, unless a newer position replaced it in the meantime.
+    private func remove(_ row: Row) {
+        _ = try? store.write { db in
+            try db.execute(sql: "DELETE FROM annotation_outbox WHERE id = ? AND at = ?", arguments: [row["id"], row["at"]])
+        }
+    }
+
+    /// Records why an item (or, with nil, every item of the library) is still queued.
+    private func setError(_ id: Int64?, _ reason: String) {
+        _ = try? store.write { db in
+            if let id {
+                try db.execute(sql: "UPDATE annotation_outbox SET last_error = ? WHERE id = ?", arguments: [reason, id])
+            } else {
+                try db.execute(sql: "UPDATE annotation_outbox SET last_error = ? WHERE library_id = ?",
+                               arguments: [reason, library.id])
+            }
+        }
+    }
+
+    static func withoutQuery(_ href: String) -> String { String(href.prefix { $0 != "?" }) }
+
+    // MARK: report
+
+    /// Where the patron is in a title, per device, after asking the library when `pull` (a failure to reach it
+    /// becomes `localOnly`, with the reason).
+    public func report(of rowID: Int64, pull: Bool = true) throws -> PositionReport {
+        var localOnly: String?
+        if pull {
+            do {
+                _ = try remotePosition(of: rowID)
+                let book = try book(rowID)
+                if book.annotationsURL == nil && book.serviceURL == nil {
+                    localOnly = "\(library.name) gives no annotation service for \(book.title)"
+                }
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                localOnly = (error as? ShelfFailure)?.description ?? "\(error)"
+            }
+        } else {
+            localOnly = "the library was not asked"
+        }
+        let book = try book(rowID)
+        let state = try store.listeningState(of: rowID)
+        let ours = try store.deviceID()
+        let pendingReason = try store.read { db in
+            try String.fetchOne(db, sql: """
+                SELECT last_error FROM annotation_outbox WHERE edition_id = ? AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1
+                """, arguments: [rowID])
+        }
+        let devices = try store.devicePositions(of: rowID).map { position -> PositionReport.Device in
+            let bookSeconds = book.bookSeconds(part: position.part, seconds: position.seconds)
+            let percent = both(bookSeconds, book.duration).flatMap { $1 > 0 ? min(100, $0 / $1 * 100) : nil }
+            return PositionReport.Device(
+                device: position.device,
+                name: position.deviceName ?? (position.device == ours ? Store.thisComputer : "another device"),
+                thisDevice: position.device == ours, part: position.part,
+                partTitle: book.titles.indices.contains(position.part) ? book.titles[position.part] : nil,
+                seconds: position.seconds, bookSeconds: bookSeconds, percent: percent, at: position.at)
+        }
+        return PositionReport(
+            id: book.entryID, title: book.title, consumption: state.consumption, percent: state.percent, speed: state.speed,
+            pendingPush: state.pendingPush, pendingReason: state.pendingPush ? pendingReason : nil, duration: book.duration,
+            localOnly: localOnly, devices: devices)
+    }
+}
+
+private func both<A, B>(_ a: A?, _ b: B?) -> (A, B)? {
+    guard let a, let b else { return nil }
+    return (a, b)
+}
