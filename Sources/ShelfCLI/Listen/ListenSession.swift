@@ -193,6 +193,8 @@ final class ListenSession {
         let state = try store.listeningState(of: book.rowID)
         speed = options.speed ?? state.speed
         if !TempoFilter.speeds.contains(speed) { speed = 1.0 }
+        // A speed asked for on the command line becomes the book's speed, as `]` and `[` do.
+        if let asked = options.speed, asked != state.speed { try store.saveSpeed(asked, of: book.rowID) }
         if let from = options.from { return (timeline.place(from), nil) }
         if let chapter = options.chapter {
             let entry = book.chapters[chapter - 1]
@@ -205,7 +207,9 @@ final class ListenSession {
             position.map({ abs(timeline.bookTime($0) - timeline.bookTime(there)) > 1 }) ?? true
         {
             position = there
-            note = "Resuming at \(Clock.format(timeline.bookTime(there))) from \(remote.deviceName ?? "another device")."
+            // Palace's apps send a device URN; a device that sends a name is called by it.
+            let name = remote.deviceName ?? (remote.device.hasPrefix("urn:") ? "another device" : remote.device)
+            note = "Resuming at \(Clock.format(timeline.bookTime(there))) from \(name)."
         }
         guard let position else { return (PlaybackPosition(part: 0, seconds: 0), nil) }
         if state.consumption == .finished || timeline.bookTime(position) > timeline.total - 1 {
@@ -240,6 +244,7 @@ final class ListenSession {
 
     private func loop() -> ListenOutcome {
         var lastDraw = Date.distantPast
+        lastTick = Date()
         while true {
             let key = terminal?.readKey(timeout: 0.1)
             if terminal == nil { usleep(100_000) }

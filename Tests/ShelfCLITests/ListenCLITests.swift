@@ -1,0 +1,303 @@
+import DemoLibrary
+import Foundation
+import ShelfCore
+import ShelfPlayback
+import Testing
+
+/// `shelf listen` as a patron runs it: the real binary, the demo library on loopback, FFmpeg decoding the parts
+/// the demo made, and SDL's disk driver writing what would be heard to a file, in real time.
+@Suite(.serialized) struct ListenCLITests {
+    static let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+    static let bytesPerSecond = 44_100 * 4
+
+    /// A signed-in patron with Sherlock (four parts, 12 s in all, or `partSeconds` each) downloaded.
+    private func ready(partSeconds: Int? = nil, download: Bool = true) async throws -> CLIFixture {
+        let fixture = try await CLIFixture(configuration: DemoConfiguration(pageSize: 5, partCount: 4, partSeconds: partSeconds))
+        try await fixture.server.state.prepareAudio()
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        if download {
+            let result = try await fixture.shelf.run(["download", "7d3c0002"])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        return fixture
+    }
+
+    private func disk(_ fixture: CLIFixture, _ name: String = "out.raw") -> (URL, [String: String]) {
+        let file = fixture.shelf.home.appendingPathComponent(name)
+        return (file, ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": file.path])
+    }
+
+    private func listening(_ fixture: CLIFixture) throws -> ListeningState {
+        let store = try Store(home: Home(directory: fixture.shelf.home))
+        let library = try store.library(named: "demo")
+        return try store.listeningState(of: try store.resolveEdition("7d3c0002", in: library))
+    }
+
+    private func book(_ fixture: CLIFixture) throws -> Audiobook {
+        let home = Home(directory: fixture.shelf.home)
+        let store = try Store(home: home)
+        return try store.audiobook("7d3c0002", in: try store.library(named: "demo"), home: home)
+    }
+
+    /// Seconds into the book of a saved position, by the lengths of the files.
+    private func bookSeconds(_ position: ListeningPosition?, in book: Audiobook) throws -> Double {
+        guard let position else { return -1 }
+        var start = 0.0
+        for part in book.parts.prefix(position.part) { start += try AudioDecoder(path: part.file.path).duration ?? 0 }
+        return start + position.seconds
+    }
+
+    private func samples(_ file: URL) throws -> [Int16] {
+        try Data(contentsOf: file).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
+    }
+
+    /// The samples between the first and last audible one (the disk driver writes silence while paused).
+    private func audible(_ samples: [Int16]) -> ArraySlice<Int16> {
+        guard let first = samples.firstIndex(where: { abs(Int($0)) > 200 }),
+            let last = samples.lastIndex(where: { abs(Int($0)) > 200 })
+        else { return [] }
+        return samples[(first & ~1)...(last | 1)]
+    }
+
+    /// Dominant frequency of the left channel, by zero crossings.
+    private func frequency(_ samples: ArraySlice<Int16>) -> Double {
+        var crossings = 0
+        var previous: Int16 = 0
+        var frames = 0
+        var index = samples.startIndex
+        while index < samples.endIndex {
+            let sample = samples[index]
+            if frames > 0 && (previous < 0) != (sample < 0) { crossings += 1 }
+            previous = sample
+            frames += 1
+            index += 2
+        }
+        return Double(crossings) / 2 / (Double(frames) / 44_100)
+    }
+
+    @Test func withoutAScreenItPrintsAChapterLineAndFinishesWhereTheBookEnds() async throws {
+        let fixture = try await ready()
+        let (file, environment) = disk(fixture)
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:06"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Playing The Adventures of Sherlock Holmes at 0:06 of 0:12, 1.0× speed.", "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("Chapter 5 of 5: Chapter 4 at 0:09") }, "\(lines)")
+        #expect(lines.last == "Finished The Adventures of Sherlock Holmes.")
+        let state = try listening(fixture)
+        #expect(state.consumption == .finished)
+        #expect(state.position?.part == 3)
+        // What reached the device is the book's last 6 seconds.
+        let heard = Double(audible(try samples(file)).count * 2) / Double(Self.bytesPerSecond)
+        #expect(abs(heard - 6.2) < 0.35, "heard \(heard) s")
+        #expect(try await fixture.shelf.run(["list"]).stdout.contains("finished"))
+        await fixture.finish()
+    }
+
+    @Test func speedTwoHalvesTheTimeAndKeepsThePitch() async throws {
+        let fixture = try await ready()
+        let (file, environment) = disk(fixture)
+        let started = Date()
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--speed", "2"], environment: environment)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("2.0× speed"))
+        let audio = audible(try samples(file))
+        let heard = Double(audio.count * 2) / Double(Self.bytesPerSecond)
+        let book = try book(fixture)
+        let total = try book.parts.reduce(0.0) { $0 + (try AudioDecoder(path: $1.file.path).duration ?? 0) }
+        #expect(abs(heard - total / 2) < 0.3, "heard \(heard) s of a \(total) s book")
+        #expect(elapsed < total * 0.5 + 3, "took \(elapsed) s")
+        // The first part's tone, at twice the speed, is still the same note.
+        let source = try AudioDecoder(path: book.parts[0].file.path).decodeAll().samples
+        let expected = frequency(source[...])
+        let played = frequency(audio.prefix(44_100 * 2))
+        #expect(abs(played - expected) < 6, "played \(played) Hz, the part is \(expected) Hz")
+        #expect(try listening(fixture).speed == 2)
+        await fixture.finish()
+    }
+
+    @Test func aPositionFromAnotherDeviceIsPickedUpAndSaid() async throws {
+        let fixture = try await ready()
+        // A phone saved its place 2.5 s into the third part, after this computer last played.
+        try await fixture.server.state.postAnnotation(
+            username: "demo", workID: Self.sherlock, motivation: .idling, readingOrderItem: "3.mp3",
+            offsetMilliseconds: 2_500, device: "Pixel 7", time: Date().addingTimeInterval(60))
+        let (_, environment) = disk(fixture)
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let parts = try book(fixture).parts
+        let expected = try bookSeconds(
+            ListeningPosition(part: 2, seconds: 2.5, readingOrderItem: "", device: "", deviceName: nil, at: Date()),
+            in: try book(fixture))
+        #expect(parts.count == 4)
+        #expect(result.stdout.hasPrefix("Resuming at \(Clock.format(expected)) from Pixel 7."), "\(result.stdout)")
+        let state = try listening(fixture)
+        #expect(state.position?.part == 2)
+        #expect((state.position?.seconds ?? 0) > 2.5 && (state.position?.seconds ?? 0) < 4.0, "\(String(describing: state.position))")
+        // Our own position went to the library as the one idling annotation, with the audiobook locator.
+        let annotations = await fixture.server.state.annotations(for: "demo", workID: Self.sherlock)
+        let idling = annotations.filter { $0.motivation == .idling }
+        #expect(idling.count == 1)
+        #expect(idling.first?.readingOrderItem.hasSuffix("/3.mp3") == true, "\(String(describing: idling.first?.readingOrderItem))")
+        #expect((idling.first?.offsetMilliseconds ?? 0) > 2_500)
+        await fixture.finish()
+    }
+
+    @Test func killedWithSIGKILLItResumesWithinFifteenSeconds() async throws {
+        let fixture = try await ready(partSeconds: 20)
+        let (file, environment) = disk(fixture)
+        let (process, _, _) = try fixture.shelf.start(["listen", "7d3c0002", "--no-ui", "--speed", "3"], environment: environment)
+        try await offloaded { Thread.sleep(forTimeInterval: 8) }
+        kill(process.processIdentifier, SIGKILL)
+        try await offloaded { process.waitUntilExit() }
+        #expect(process.terminationReason == .uncaughtSignal)
+        // What had been heard, by the bytes the device took (at 3×).
+        let heard = Double(audible(try samples(file)).count * 2) / Double(Self.bytesPerSecond) * 3
+        #expect(heard > 15, "only \(heard) s were heard")
+        let saved = try bookSeconds(try listening(fixture).position, in: try book(fixture))
+        #expect(saved <= heard + 0.5 && saved >= heard - 15, "saved \(saved) s, heard \(heard) s")
+        // The next listen starts there.
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s"], environment: environment)
+        #expect(result.stdout.hasPrefix("Resuming at \(Clock.format(saved))."), "\(result.stdout)")
+        await fixture.finish()
+    }
+
+    @Test func terminateAndHangUpSaveThePositionAndExitWithTheSignal() async throws {
+        let fixture = try await ready()
+        for (signal, name) in [(SIGTERM, "term.raw"), (SIGHUP, "hup.raw"), (SIGINT, "int.raw")] {
+            let (file, environment) = disk(fixture, name)
+            let (process, out, _) = try fixture.shelf.start(
+                ["listen", "7d3c0002", "--no-ui", "--from", "0:01"], environment: environment)
+            try await offloaded { Thread.sleep(forTimeInterval: 1.5) }
+            kill(process.processIdentifier, signal)
+            let stdout = try await offloaded {
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return String(decoding: data, as: UTF8.self)
+            }
+            #expect(process.terminationStatus == 128 + signal)
+            #expect(stdout.contains("Position saved."), "\(stdout)")
+            let heard = 1 + Double(audible(try samples(file)).count * 2) / Double(Self.bytesPerSecond)
+            let saved = try bookSeconds(try listening(fixture).position, in: try book(fixture))
+            #expect(abs(saved - heard) < 0.4, "signal \(signal): saved \(saved) s, heard \(heard) s")
+        }
+        await fixture.finish()
+    }
+
+    @Test func theSleepTimerFadesOutAndPauses() async throws {
+        let fixture = try await ready()
+        let (file, environment) = disk(fixture)
+        let (process, out, _) = try fixture.shelf.start(
+            ["listen", "7d3c0002", "--no-ui", "--from", "0:01", "--sleep", "6s"], environment: environment)
+        try await offloaded { Thread.sleep(forTimeInterval: 8.5) }
+        // Paused, not quit: still running, and nothing audible since the timer.
+        #expect(process.isRunning)
+        kill(process.processIdentifier, SIGTERM)
+        let stdout = try await offloaded {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(stdout.contains("Sleep timer: paused at 0:07; the position is saved."), "\(stdout)")
+        let audio = audible(try samples(file))
+        let heard = Double(audio.count * 2) / Double(Self.bytesPerSecond)
+        #expect(abs(heard - 6) < 0.4, "heard \(heard) s")
+        // The last second is quieter than the first: a fade, not a cut.
+        let peak = { (slice: ArraySlice<Int16>) in slice.map { abs(Int($0)) }.max() ?? 0 }
+        let start = peak(audio.prefix(44_100 * 2))
+        let end = peak(audio.suffix(44_100 / 2 * 2))
+        #expect(end < start / 3, "peak \(start) at the start, \(end) at the end")
+        let saved = try bookSeconds(try listening(fixture).position, in: try book(fixture))
+        #expect(abs(saved - 7) < 0.4, "saved \(saved)")
+        await fixture.finish()
+    }
+
+    @Test func aLostAudioDeviceStopsAndKeepsThePosition() async throws {
+        let fixture = try await ready()
+        let fifo = fixture.shelf.home.appendingPathComponent("device.fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = Thread {
+            guard let handle = FileHandle(forReadingAtPath: fifo.path) else { return }
+            var total = 0
+            while total < Self.bytesPerSecond * 2 {
+                let data = handle.readData(ofLength: 16_384)
+                if data.isEmpty { break }
+                total += data.count
+            }
+            try? handle.close()
+        }
+        reader.start()
+        let result = try await fixture.shelf.run(
+            ["listen", "7d3c0002", "--no-ui", "--from", "0:01"],
+            environment: ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": fifo.path])
+        #expect(result.status == ShelfExit.audioDevice.rawValue, "\(result.stderr)")
+        #expect(result.stderr.contains("shelf: the audio device went away at 0:0"), "\(result.stderr)")
+        let saved = try bookSeconds(try listening(fixture).position, in: try book(fixture))
+        #expect(saved > 1.5 && saved < 3.6, "saved \(saved)")
+        await fixture.finish()
+    }
+
+    @Test func noDeviceIsAClearErrorWithItsOwnStatus() async throws {
+        let fixture = try await ready()
+        let result = try await fixture.shelf.run(
+            ["listen", "7d3c0002", "--no-ui"], environment: ["SDL_AUDIODRIVER": "shelf-no-such-driver"])
+        #expect(result.status == ShelfExit.audioDevice.rawValue)
+        #expect(result.stderr.hasPrefix("shelf: no audio device: set SDL_AUDIODRIVER"), "\(result.stderr)")
+        #expect(try listening(fixture).position == nil)
+        await fixture.finish()
+    }
+
+    @Test func aDamagedPartIsSkippedWithAMessage() async throws {
+        let fixture = try await ready()
+        let parts = try book(fixture).parts
+        try Data(repeating: 0x5A, count: 4_000).write(to: parts[1].file)
+        let (_, environment) = disk(fixture)
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:02"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("shelf: part 2 cannot be played ("), "\(result.stderr)")
+        #expect(result.stderr.contains("skipped to part 3"))
+        #expect(result.stdout.contains("Finished The Adventures of Sherlock Holmes."))
+        await fixture.finish()
+    }
+
+    @Test func aTitleStillDownloadingPlaysAsItsPartsArrive() async throws {
+        let fixture = try await ready(download: false)
+        // Slow parts: about a second each.
+        await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 12_000), for: Self.sherlock)
+        let (_, environment) = disk(fixture)
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Buffering: part 1 is still downloading"), "\(result.stdout)")
+        #expect(result.stdout.contains("Finished The Adventures of Sherlock Holmes."), "\(result.stdout)")
+        let show = try await fixture.shelf.run(["show", "7d3c0002"])
+        #expect(show.stdout.contains("State         Downloaded"), "\(show.stdout)")
+        await fixture.finish()
+    }
+
+    @Test func aTitleNeverDownloadedWhileOfflineSaysSo() async throws {
+        let fixture = try await ready(download: false)
+        await fixture.server.stop()
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui"], environment: disk(fixture).1)
+        #expect(result.status == ShelfExit.offline.rawValue, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("shelf: The Adventures of Sherlock Holmes is not downloaded and cannot be fetched now ("))
+        #expect(result.stderr.hasSuffix("connect and run `shelf download`\n"), "\(result.stderr)")
+        fixture.shelf.cleanUp()
+    }
+
+    @Test func aMalformedAnnotationIsIgnoredWithAWarning() async throws {
+        let fixture = try await ready()
+        let (_, environment) = disk(fixture)
+        _ = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:04", "--for", "1s"], environment: environment)
+        let saved = try bookSeconds(try listening(fixture).position, in: try book(fixture))
+        #expect(saved > 4.5)
+        await fixture.server.state.setMalformedAnnotation(.unparseableLocator)
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("shelf: warning: "), "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Resuming at \(Clock.format(saved))."), "\(result.stdout)")
+        await fixture.finish()
+    }
+}
