@@ -251,6 +251,7 @@ enum Migrations {
                     id INTEGER PRIMARY KEY,
                     edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
                     library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    -- 'idling' (a position) or 'bookmarking'
                     motivation TEXT NOT NULL,
                     part INTEGER NOT NULL,
                     seconds REAL NOT NULL,
