@@ -251,7 +251,6 @@ enum Migrations {
                     id INTEGER PRIMARY KEY,
                     edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
                     library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
-                    -- 'idling' (a position) or 'bookmarking'
                     motivation TEXT NOT NULL,
                     part INTEGER NOT NULL,
                     seconds REAL NOT NULL,
@@ -265,6 +264,20 @@ enum Migrations {
 
                 -- The library's annotation service (a feed-level link), where positions are posted.
                 ALTER TABLE library ADD COLUMN annotations_url TEXT;
+                """)
+        }
+        migrator.registerMigration("v7-outbox-motivation-names") { db in
+            // The queue keys its one pending position per edition on the short names ('idling', 'bookmarking');
+            // rows queued under the full motivation URIs are renamed, keeping only the newest position per edition.
+            try db.execute(sql: """
+                UPDATE annotation_outbox SET motivation = 'bookmarking' WHERE motivation = 'http://www.w3.org/ns/oa#bookmarking';
+                DELETE FROM annotation_outbox WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling'
+                    AND id NOT IN (SELECT MAX(id) FROM annotation_outbox
+                                   WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling' GROUP BY edition_id);
+                UPDATE annotation_outbox SET motivation = 'idling'
+                WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling'
+                    AND edition_id NOT IN (SELECT edition_id FROM annotation_outbox WHERE motivation = 'idling');
+                DELETE FROM annotation_outbox WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling';
                 """)
         }
         return migrator

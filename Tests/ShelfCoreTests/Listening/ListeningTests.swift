@@ -265,3 +265,31 @@ final class Warnings: @unchecked Sendable {
         await fixture.sync.stop()
     }
 }
+
+@Suite struct OutboxMigrationTests {
+    @Test func positionsQueuedUnderFullMotivationURIsKeepOnlyTheNewestPerEdition() throws {
+        let test = TestHome()
+        try test.home.prepare()
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let queue = try DatabaseQueue(path: test.home.database.path, configuration: configuration)
+        try Migrations.migrator.migrate(queue, upTo: "v6-listening")
+        try queue.write { db in
+            for (edition, motivation, at) in [
+                (1, Motivation.idling, 1.0), (1, Motivation.idling, 2.0), (1, Motivation.bookmarking, 3.0), (2, Motivation.idling, 4.0),
+            ] {
+                try db.execute(sql: """
+                    INSERT INTO annotation_outbox (edition_id, library_id, motivation, part, seconds, reading_order_item, device, at)
+                    VALUES (?, 1, ?, 0, 0, 'a', 'd', ?)
+                    """, arguments: [edition, motivation, at])
+            }
+        }
+        try Migrations.migrator.migrate(queue)
+        let rows = try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT edition_id, motivation, at FROM annotation_outbox ORDER BY id").map {
+                "\($0[0] as Int64) \($0[1] as String) \($0[2] as Double)"
+            }
+        }
+        #expect(rows == ["1 idling 2.0", "1 bookmarking 3.0", "2 idling 4.0"])
+    }
+}
