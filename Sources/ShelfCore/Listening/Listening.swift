@@ -45,7 +45,8 @@ public struct ListeningState: Codable, Sendable, Equatable {
     public var pendingPush: Bool
 }
 
-/// Annotation motivations, as the Palace annotation service names them.
+/// Annotation motivations, as the Palace annotation service names them (the queue keeps the short names
+/// `idling` and `bookmarking`).
 enum Motivation {
     static let idling = "http://librarysimplified.org/terms/annotation/idling"
     static let bookmarking = "http://www.w3.org/ns/oa#bookmarking"
@@ -107,12 +108,12 @@ extension Store {
                 """, arguments: [rowID, consumption.rawValue, finished ? 100 : percent.map { min(100, max(0, $0)) }, now])
             try db.execute(sql: """
                 INSERT INTO annotation_outbox (edition_id, library_id, motivation, part, seconds, reading_order_item, device, at)
-                SELECT id, library_id, ?, ?, ?, ?, ?, ? FROM edition WHERE id = ?
+                SELECT id, library_id, 'idling', ?, ?, ?, ?, ? FROM edition WHERE id = ?
                 ON CONFLICT (edition_id) WHERE motivation = 'idling' DO UPDATE SET part = excluded.part,
                     seconds = excluded.seconds, reading_order_item = excluded.reading_order_item,
                     device = excluded.device, at = excluded.at, last_error = NULL
-                """, arguments: [Motivation.idling, position.part, position.seconds, position.readingOrderItem,
-                                 position.device, position.at.timeIntervalSince1970, rowID])
+                """, arguments: [position.part, position.seconds, position.readingOrderItem, position.device,
+                                 position.at.timeIntervalSince1970, rowID])
         }
     }
 
@@ -139,8 +140,8 @@ extension Store {
             }
             if consumption == .new {
                 try db.execute(sql: "DELETE FROM device_position WHERE edition_id = ? AND device = ?", arguments: [rowID, device])
-                try db.execute(sql: "DELETE FROM annotation_outbox WHERE edition_id = ? AND motivation = ?",
-                               arguments: [rowID, Motivation.idling])
+                try db.execute(sql: "DELETE FROM annotation_outbox WHERE edition_id = ? AND motivation = 'idling'",
+                               arguments: [rowID])
             }
             try db.execute(sql: """
                 INSERT INTO listening (edition_id, consumption, percent, updated_at) VALUES (?, ?, ?, ?)
@@ -159,9 +160,9 @@ extension Store {
                                  position.at.timeIntervalSince1970])
             try db.execute(sql: """
                 INSERT INTO annotation_outbox (edition_id, library_id, motivation, part, seconds, reading_order_item, device, at)
-                SELECT id, library_id, ?, ?, ?, ?, ?, ? FROM edition WHERE id = ?
-                """, arguments: [Motivation.bookmarking, position.part, position.seconds, position.readingOrderItem,
-                                 position.device, position.at.timeIntervalSince1970, rowID])
+                SELECT id, library_id, 'bookmarking', ?, ?, ?, ?, ? FROM edition WHERE id = ?
+                """, arguments: [position.part, position.seconds, position.readingOrderItem, position.device,
+                                 position.at.timeIntervalSince1970, rowID])
         }
     }
 
@@ -209,7 +210,7 @@ extension Store {
         let device: String = row["device"]
         return ListeningPosition(
             part: row["part"], seconds: row["seconds"], readingOrderItem: row["reading_order_item"], device: device,
-            deviceName: device == ours ? Self.thisComputer : row["device_name"],
+            deviceName: device == ours ? Self.thisComputer : row["device_name"] as String?,
             at: Date(timeIntervalSince1970: row["at"]))
     }
 

@@ -55,7 +55,9 @@ public struct PositionReport: Codable, Sendable, Equatable {
 
 /// Position sync with a library's annotation service: pulls the newest position of other devices, pushes this
 /// device's positions and bookmarks.
-public final class PositionSync {
+///
+/// One instance serves one thread at a time (as its `LibrarySession` does); it may be handed to another thread.
+public final class PositionSync: @unchecked Sendable {
     private let store: Store
     private let library: Library
     private let session: LibrarySession
@@ -215,7 +217,8 @@ public final class PositionSync {
                 break
             }
             let document = RemoteAnnotation.document(
-                motivation: row["motivation"], source: row["entry_id"],
+                motivation: (row["motivation"] as String) == "bookmarking" ? Motivation.bookmarking : Motivation.idling,
+                source: row["entry_id"],
                 locator: AudiobookLocator(readingOrderItem: row["reading_order_item"], offsetMilliseconds: (row["seconds"] as Double) * 1000),
                 device: row["device"], chapter: row["part_title"] ?? "", time: Date(timeIntervalSince1970: row["at"]))
             let status: Int
@@ -242,7 +245,7 @@ public final class PositionSync {
                 break
             } else {
                 // The library will never take this one (the loan ended, the title is unknown): it must not block the rest.
-                let what = (row["motivation"] as String) == Motivation.bookmarking ? "a bookmark" : "the listening position"
+                let what = (row["motivation"] as String) == "bookmarking" ? "a bookmark" : "the listening position"
                 let reason = ProblemDocument.parse(body)?.text ?? "\(status) \(HTTPStatus.reason(status))"
                 warn?("dropped \(what) of \(title): \(library.name) refused it (\(reason))")
                 remove(row)

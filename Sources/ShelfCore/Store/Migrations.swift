@@ -266,6 +266,20 @@ enum Migrations {
                 ALTER TABLE library ADD COLUMN annotations_url TEXT;
                 """)
         }
+        migrator.registerMigration("v7-outbox-motivation-names") { db in
+            // The queue keys its one pending position per edition on the short names ('idling', 'bookmarking');
+            // rows queued under the full motivation URIs are renamed, keeping only the newest position per edition.
+            try db.execute(sql: """
+                UPDATE annotation_outbox SET motivation = 'bookmarking' WHERE motivation = 'http://www.w3.org/ns/oa#bookmarking';
+                DELETE FROM annotation_outbox WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling'
+                    AND id NOT IN (SELECT MAX(id) FROM annotation_outbox
+                                   WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling' GROUP BY edition_id);
+                UPDATE annotation_outbox SET motivation = 'idling'
+                WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling'
+                    AND edition_id NOT IN (SELECT edition_id FROM annotation_outbox WHERE motivation = 'idling');
+                DELETE FROM annotation_outbox WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling';
+                """)
+        }
         return migrator
     }
 }

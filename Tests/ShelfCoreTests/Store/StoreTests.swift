@@ -14,7 +14,8 @@ import Testing
         let directory = try FileManager.default.attributesOfItem(atPath: test.directory.path)
         #expect((directory[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         let migrations = try store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
-        #expect(migrations == ["v1-libraries-feeds-editions-events", "v2-loans-and-holds", "v3-fulfilment", "v4-edition-protection", "v5-download-queue"])
+        #expect(migrations == ["v1-libraries-feeds-editions-events", "v2-loans-and-holds", "v3-fulfilment", "v4-edition-protection", "v5-download-queue",
+                              "v6-listening", "v7-outbox-motivation-names"])
     }
 
     @Test func reopeningKeepsDataAndDoesNotRemigrate() throws {

@@ -1,0 +1,295 @@
+import DemoLibrary
+import Foundation
+import GRDB
+import Testing
+@testable import ShelfCore
+
+private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+private let mobyDick = "urn:uuid:7d3c0004-5a1e-4c6b-9f0e-d0c5e1f00004"
+private let otherDevice = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa"
+
+/// A demo library, a store synced with it as the signed-in patron `demo`, and position sync for it.
+private final class ListeningFixture: @unchecked Sendable {
+    let sync: SyncFixture
+    var store: Store { sync.store }
+    var state: DemoState { sync.state }
+    var library: Library { (try? sync.store.library(named: "demo")) ?? sync.library }
+    let warnings = Warnings()
+
+    init(signedIn: Bool = true) async throws {
+        sync = try await SyncFixture()
+        if signedIn {
+            try CredentialStore(home: sync.test.home).save(
+                Credentials(authType: AuthenticationDocument.basicType, username: "demo", password: "1234"), for: "demo")
+        }
+        _ = try await sync.sync()
+    }
+
+    func rowID(_ id: String) throws -> Int64 { try store.resolveEdition(id, in: library) }
+
+    func positionSync() throws -> PositionSync {
+        var configuration = HTTPConfiguration()
+        configuration.stallTimeout = 5
+        configuration.connectTimeout = 2
+        let positions = try PositionSync(store: store, home: sync.test.home, library: library, configuration: configuration)
+        let warnings = self.warnings
+        positions.warn = { warnings.append($0) }
+        return positions
+    }
+
+    func push() async throws -> PushReport {
+        let positions = try positionSync()
+        return try await offloaded { [positions] in positions.pushPending() }
+    }
+
+    func remote(_ rowID: Int64) async throws -> ListeningPosition? {
+        let positions = try positionSync()
+        return try await offloaded { [positions] in try positions.remotePosition(of: rowID) }
+    }
+
+    /// Downloads Sherlock, so its parts are known.
+    func download() async throws {
+        try await state.prepareAudio()
+        let (store, home, library) = (self.store, sync.test.home, self.library)
+        _ = try await offloaded {
+            try FulfilmentService(store: store, home: home, library: library, configuration: HTTPConfiguration()).download(sherlock)
+        }
+    }
+
+    /// The downloaded manifest's part hrefs, without their queries: what a player posts.
+    func partHrefs(_ id: String) throws -> [String] {
+        let rowID = try rowID(id)
+        let row = try #require(try store.read { db in
+            try Row.fetchOne(db, sql: "SELECT manifest, manifest_url FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
+        })
+        let manifest = try AudiobookManifest.parse(Data((row[0] as String).utf8), url: try #require(URL(string: row[1])))
+        return manifest.parts.map { String($0.href.prefix { $0 != "?" }) }
+    }
+
+    func position(part: Int, seconds: Double, at: Date = Date()) throws -> ListeningPosition {
+        ListeningPosition(part: part, seconds: seconds, readingOrderItem: "part-\(part + 1).mp3", device: try store.deviceID(),
+                          deviceName: nil, at: at)
+    }
+}
+
+final class Warnings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) { lock.withLock { lines.append(line) } }
+    var all: [String] { lock.withLock { lines } }
+}
+
+@Suite(.serialized) struct ListeningTests {
+    @Test func positionSpeedAndConsumptionAreKeptInTheStore() async throws {
+        let fixture = try await ListeningFixture(signedIn: false)
+        let rowID = try fixture.rowID(sherlock)
+        let fresh = try fixture.store.listeningState(of: rowID)
+        #expect(fresh == ListeningState(position: nil, speed: 1, consumption: .new, percent: nil, pendingPush: false))
+
+        let device = try fixture.store.deviceID()
+        #expect(device.hasPrefix("urn:uuid:") && device.count == 45)
+        let at = Date(timeIntervalSince1970: 1_790_000_000)
+        let position = try fixture.position(part: 1, seconds: 12.5, at: at)
+        try fixture.store.savePosition(position, of: rowID, percent: 43.2, finished: false)
+        try fixture.store.saveSpeed(1.25, of: rowID)
+
+        // A second store on the same file (another process) sees the same, and the same device id.
+        let reopened = try Store(home: fixture.sync.test.home)
+        #expect(try reopened.deviceID() == device)
+        let state = try reopened.listeningState(of: rowID)
+        #expect(state.position?.part == 1 && state.position?.seconds == 12.5 && state.position?.at == at)
+        #expect(state.position?.deviceName == Store.thisComputer)
+        #expect(state.speed == 1.25 && state.consumption == .inProgress && state.percent == 43.2 && state.pendingPush)
+        let summary = try #require(try fixture.store.editions(of: fixture.library).first { $0.id == sherlock })
+        #expect(summary.consumption == .inProgress && summary.progress == "43%")
+        #expect(try fixture.store.editions(of: fixture.library).first { $0.medium == "ebook" }?.progress == "")
+
+        // Only one position per edition waits to be pushed: the newest.
+        try fixture.store.savePosition(try fixture.position(part: 2, seconds: 3), of: rowID, percent: 60, finished: false)
+        let queued = try fixture.store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM annotation_outbox") }
+        #expect(queued == 1)
+
+        try fixture.store.mark(rowID, as: .finished)
+        #expect(try fixture.store.listeningState(of: rowID).consumption == .finished)
+        #expect(try fixture.store.listeningState(of: rowID).percent == 100)
+        #expect(try fixture.store.editions(of: fixture.library).first { $0.id == sherlock }?.progress == "finished")
+
+        try fixture.store.mark(rowID, as: .new)
+        let cleared = try fixture.store.listeningState(of: rowID)
+        #expect(cleared.position == nil && cleared.consumption == .new && cleared.percent == nil && !cleared.pendingPush)
+        #expect(cleared.speed == 1.25)
+        await fixture.sync.stop()
+    }
+
+    @Test func aPositionPushedBySyncIsOneIdlingAnnotationOnTheServer() async throws {
+        let fixture = try await ListeningFixture()
+        #expect(fixture.library.annotationsURL == fixture.sync.url.absoluteString + "annotations/")
+        let rowID = try fixture.rowID(sherlock)
+        try fixture.store.savePosition(try fixture.position(part: 1, seconds: 12.5), of: rowID, percent: 40, finished: false)
+        let summary = try await fixture.sync.sync()
+        #expect(summary.positionsPushed == 1 && summary.positionsPending == 0)
+        #expect(try !fixture.store.listeningState(of: rowID).pendingPush)
+
+        try fixture.store.savePosition(try fixture.position(part: 2, seconds: 3.25), of: rowID, percent: 70, finished: false)
+        #expect(try await fixture.push() == PushReport(pushed: 1, pending: 0))
+        let annotations = await fixture.state.annotations(for: "demo", workID: sherlock)
+        #expect(annotations.count == 1)
+        let annotation = try #require(annotations.first)
+        #expect(annotation.motivation == .idling)
+        #expect(annotation.readingOrderItem == "part-3.mp3" && annotation.offsetMilliseconds == 3_250)
+        #expect(annotation.device == (try fixture.store.deviceID()))
+        #expect(annotation.selectorValue.contains(#""@type":"LocatorAudioBookTime""#))
+        #expect(annotation.selectorValue.contains(#""@version":2"#))
+        // Nothing queued: nothing to do, and no request.
+        #expect(try await fixture.push() == PushReport())
+        await fixture.sync.stop()
+    }
+
+    @Test func offlinePositionsStayQueuedAndTheNextSyncPushesThem() async throws {
+        let fixture = try await ListeningFixture()
+        let rowID = try fixture.rowID(sherlock)
+        await fixture.sync.stop()
+        try fixture.store.savePosition(try fixture.position(part: 0, seconds: 4), of: rowID, percent: 10, finished: false)
+        try fixture.store.addBookmark(try fixture.position(part: 0, seconds: 2), of: rowID)
+        let offline = try await fixture.push()
+        #expect(offline.pushed == 0 && offline.pending == 2)
+        #expect(offline.failure?.hasPrefix("offline") == true, "\(offline.failure ?? "")")
+        #expect(try fixture.store.listeningState(of: rowID).pendingPush)
+        #expect(fixture.warnings.all.isEmpty)
+
+        // The library is back (at a new address): the next sync pushes both.
+        let server = DemoLibraryServer(configuration: DemoConfiguration(pageSize: 5))
+        let url = try await server.start()
+        try fixture.store.setLibraryURL(name: "demo", url: url)
+        let (store, home) = (fixture.store, fixture.sync.test.home)
+        let library = fixture.library
+        let summary = try await offloaded { try SyncEngine(store: store, home: home).sync(library) }
+        #expect(summary.positionsPushed == 2 && summary.positionsPending == 0)
+        let annotations = await server.state.annotations(for: "demo", workID: sherlock)
+        #expect(annotations.map(\.motivation).sorted { $0.rawValue < $1.rawValue } == [.idling, .bookmarking])
+        #expect(annotations.first { $0.motivation == .bookmarking }?.offsetMilliseconds == 2_000)
+        #expect(try !fixture.store.listeningState(of: rowID).pendingPush)
+        await server.stop()
+    }
+
+    @Test func anotherDevicesNewerPositionIsResolvedToAPartOfTheBook() async throws {
+        let fixture = try await ListeningFixture()
+        try await fixture.download()
+        let rowID = try fixture.rowID(sherlock)
+        try fixture.store.savePosition(try fixture.position(part: 0, seconds: 1, at: Date().addingTimeInterval(-600)),
+                                       of: rowID, percent: 5, finished: false)
+        #expect(try await fixture.remote(rowID) == nil)
+
+        let hrefs = try fixture.partHrefs(sherlock)
+        #expect(hrefs.count >= 2)
+        try await fixture.state.postAnnotation(
+            username: "demo", workID: sherlock, motivation: .idling, readingOrderItem: hrefs[1], offsetMilliseconds: 2_500,
+            device: otherDevice, time: Date().addingTimeInterval(-60))
+        let remote = try #require(try await fixture.remote(rowID), "\(fixture.warnings.all)")
+        #expect(remote.part == 1 && remote.seconds == 2.5 && remote.device == otherDevice)
+        #expect(abs(remote.at.timeIntervalSinceNow + 60) < 2)
+        let devices = try fixture.store.devicePositions(of: rowID)
+        #expect(devices.map(\.device) == [otherDevice, try fixture.store.deviceID()])
+        // The local position is untouched.
+        #expect(try fixture.store.listeningState(of: rowID).position?.part == 0)
+
+        // Palace's `…:N` form names the part by its index.
+        try await fixture.state.postAnnotation(
+            username: "demo", workID: sherlock, motivation: .idling,
+            readingOrderItem: "urn:org.thepalaceproject:readingOrderItem:1", offsetMilliseconds: 1_000, device: otherDevice)
+        #expect(try await fixture.remote(rowID)?.part == 1, "\(fixture.warnings.all)")
+
+        // And by the last component of its path.
+        try await fixture.state.postAnnotation(
+            username: "demo", workID: sherlock, motivation: .idling, readingOrderItem: "1.mp3", offsetMilliseconds: 1_000,
+            device: otherDevice)
+        #expect(try await fixture.remote(rowID)?.part == 0, "\(fixture.warnings.all)")
+
+        // One that names no part of this book is ignored with a warning.
+        try await fixture.state.postAnnotation(
+            username: "demo", workID: sherlock, motivation: .idling, readingOrderItem: "another-book.mp3",
+            offsetMilliseconds: 1_000, device: otherDevice)
+        #expect(try await fixture.remote(rowID) == nil)
+        #expect(fixture.warnings.all.last?.contains("names no part of this book (another-book.mp3)") == true)
+
+        let report = try await offloaded { [positions = try fixture.positionSync()] in try positions.report(of: rowID) }
+        #expect(report.localOnly == nil && report.devices.count == 2)
+        #expect(report.devices.first { $0.thisDevice }?.name == Store.thisComputer)
+        #expect(report.duration != nil && report.devices.allSatisfy { $0.bookSeconds != nil && $0.percent != nil })
+        await fixture.sync.stop()
+    }
+
+    @Test(arguments: MalformedAnnotation.allCases)
+    func aMalformedAnnotationIsIgnoredWithAWarning(_ kind: MalformedAnnotation) async throws {
+        let fixture = try await ListeningFixture()
+        try await fixture.download()
+        let rowID = try fixture.rowID(sherlock)
+        let local = try fixture.position(part: 1, seconds: 2)
+        try fixture.store.savePosition(local, of: rowID, percent: 30, finished: false)
+        await fixture.state.setMalformedAnnotation(kind)
+        #expect(try await fixture.remote(rowID) == nil)
+        #expect(fixture.warnings.all.count == 1, "\(fixture.warnings.all)")
+        let warning = try #require(fixture.warnings.all.first)
+        #expect(warning.hasPrefix("ignored annotation \(fixture.sync.url.absoluteString)annotations/0 of The Adventures of Sherlock Holmes: "))
+        #expect(warning.hasSuffix("; kept the local position"))
+        let kept = try #require(try fixture.store.listeningState(of: rowID).position)
+        #expect(kept.part == local.part && kept.seconds == local.seconds && abs(kept.at.timeIntervalSince(local.at)) < 0.001)
+        await fixture.sync.stop()
+    }
+
+    @Test func aPushTheLibraryRefusesIsDroppedSoTheQueueNeverWedges() async throws {
+        let fixture = try await ListeningFixture()
+        try fixture.store.savePosition(try fixture.position(part: 0, seconds: 1), of: try fixture.rowID(mobyDick), percent: nil, finished: false)
+        try fixture.store.addBookmark(try fixture.position(part: 0, seconds: 7), of: try fixture.rowID(sherlock))
+        let report = try await fixture.push()
+        #expect(report == PushReport(pushed: 1, pending: 0))
+        #expect(fixture.warnings.all.count == 1)
+        #expect(fixture.warnings.all.first?.hasPrefix("dropped the listening position of Moby Dick: demo refused it (") == true)
+        #expect(fixture.warnings.all.first?.contains("no loan of \(mobyDick)") == true)
+        let bookmarks = await fixture.state.annotations(for: "demo", workID: sherlock)
+        #expect(bookmarks.map(\.motivation) == [.bookmarking])
+        #expect(try fixture.store.bookmarks(of: try fixture.rowID(sherlock)).map(\.seconds) == [7])
+        await fixture.sync.stop()
+    }
+
+    @Test func withoutCredentialsPositionsStayQueuedAndThePullSaysWhy() async throws {
+        let fixture = try await ListeningFixture(signedIn: false)
+        let rowID = try fixture.rowID(sherlock)
+        try fixture.store.savePosition(try fixture.position(part: 0, seconds: 1), of: rowID, percent: nil, finished: false)
+        let report = try await fixture.push()
+        #expect(report.pushed == 0 && report.pending == 1 && report.failure?.contains("shelf login") == true)
+        await #expect(throws: CirculationError.notSignedIn(library: "demo")) { try await fixture.remote(rowID) }
+        let positions = try await offloaded { [positions = try fixture.positionSync()] in try positions.report(of: rowID) }
+        #expect(positions.localOnly?.contains("not signed in") == true && positions.pendingPush)
+        #expect(positions.pendingReason?.contains("not signed in") == true)
+        await fixture.sync.stop()
+    }
+}
+
+@Suite struct OutboxMigrationTests {
+    @Test func positionsQueuedUnderFullMotivationURIsKeepOnlyTheNewestPerEdition() throws {
+        let test = TestHome()
+        try test.home.prepare()
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = false
+        let queue = try DatabaseQueue(path: test.home.database.path, configuration: configuration)
+        try Migrations.migrator.migrate(queue, upTo: "v6-listening")
+        try queue.write { db in
+            for (edition, motivation, at) in [
+                (1, Motivation.idling, 1.0), (1, Motivation.idling, 2.0), (1, Motivation.bookmarking, 3.0), (2, Motivation.idling, 4.0),
+            ] {
+                try db.execute(sql: """
+                    INSERT INTO annotation_outbox (edition_id, library_id, motivation, part, seconds, reading_order_item, device, at)
+                    VALUES (?, 1, ?, 0, 0, 'a', 'd', ?)
+                    """, arguments: [edition, motivation, at])
+            }
+        }
+        try Migrations.migrator.migrate(queue)
+        let rows = try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT edition_id, motivation, at FROM annotation_outbox ORDER BY id").map {
+                "\($0[0] as Int64) \($0[1] as String) \($0[2] as Double)"
+            }
+        }
+        #expect(rows == ["1 idling 2.0", "1 bookmarking 3.0", "2 idling 4.0"])
+    }
+}
