@@ -301,3 +301,204 @@ import Testing
         await fixture.finish()
     }
 }
+
+/// A tmux server of its own, so a test can type at the full-screen player and read its screen.
+struct Tmux: Sendable {
+    let socket = "shelf-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs a tmux command; only `output` commands read what it prints (the server it may start keeps the
+    /// descriptors it was given, so a pipe would never reach its end).
+    @discardableResult
+    func run(_ arguments: [String], output: Bool = false) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = ["-L", socket] + arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard output else {
+            process.standardOutput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return ""
+        }
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Starts `command` in a 100 × 30 window; the pane stays after it exits so its last words can be read.
+    /// Spawned without Foundation's Process: the tmux server this forks would inherit the descriptor Process
+    /// watches for the child's exit, and the wait would never end.
+    func start(_ command: String) throws {
+        let arguments = ["/usr/bin/tmux", "-L", socket, "new-session", "-d", "-x", "100", "-y", "30", command + "; sleep 30"]
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
+            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
+        }
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
+    }
+
+    func keys(_ keys: String...) throws { try run(["send-keys", "-t", "0"] + keys) }
+
+    func screen() throws -> String { try run(["capture-pane", "-p", "-t", "0"], output: true) }
+
+    /// Waits until the screen shows `text`; the screen as it last was.
+    func waitFor(_ text: String, timeout: Double = 5) throws -> String {
+        let started = Date()
+        var last = ""
+        while Date().timeIntervalSince(started) < timeout {
+            last = try screen()
+            if last.contains(text) { return last }
+            usleep(50_000)
+        }
+        return last
+    }
+
+    /// Ends the server and everything in it; does not wait (it runs from a `defer` on the test's executor).
+    func kill() {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = ["-L", socket, "kill-server"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+    }
+}
+
+extension ListenCLITests {
+    private func command(_ fixture: CLIFixture, _ arguments: String) -> String {
+        let home = fixture.shelf.home.path
+        return "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 "
+            + "--home \(home) \(arguments); echo \"EXIT=$?\" > \(home)/exit-status"
+    }
+
+    /// Waits until the stored position is `part`, `seconds` (±10 ms); the position as it last was.
+    private func waitForPosition(_ fixture: CLIFixture, part: Int, seconds: Double) async throws -> ListeningPosition? {
+        try await offloaded {
+            var last: ListeningPosition?
+            for _ in 0..<40 {
+                last = try listening(fixture).position
+                if let last, last.part == part && abs(last.seconds - seconds) < 0.01 { return last }
+                usleep(50_000)
+            }
+            return last
+        }
+    }
+
+    @Test func theKeysMoveThePositionExactly() async throws {
+        let fixture = try await ready()
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let book = try book(fixture)
+        let lengths = try book.parts.map { try AudioDecoder(path: $0.file.path).duration ?? 0 }
+        let total = lengths.reduce(0, +)
+        let started = command(fixture, "--from 0:01")
+        try await offloaded { try tmux.start(started) }
+        var screen = try await offloaded { try tmux.waitFor("Chapter 2 of 5: Chapter 1") }
+        #expect(screen.contains("The Adventures of Sherlock Holmes"), "\(screen)")
+        #expect(screen.contains("▶ playing"))
+        try await offloaded { try tmux.keys("Space") }
+        screen = try await offloaded { try tmux.waitFor("paused") }
+        #expect(screen.contains("❚❚ paused"), "\(screen)")
+        // n: the next chapter starts the second part.
+        try await offloaded { try tmux.keys("n") }
+        var position = try await waitForPosition(fixture, part: 1, seconds: 0)
+        #expect(position?.part == 1 && position?.seconds == 0, "\(String(describing: position))")
+        // . and , move 5 s across the part boundary and back.
+        try await offloaded { try tmux.keys(".") }
+        let ahead = lengths[0] + 5 - (lengths[0] + lengths[1])
+        position = try await waitForPosition(fixture, part: 2, seconds: ahead)
+        #expect(position?.part == 2 && abs((position?.seconds ?? 0) - ahead) < 0.01, "\(String(describing: position))")
+        try await offloaded { try tmux.keys(",") }
+        position = try await waitForPosition(fixture, part: 1, seconds: 0)
+        #expect(position?.part == 1 && abs(position?.seconds ?? 1) < 0.01, "\(String(describing: position))")
+        // p at a chapter's start goes to the one before: Chapter 1, one second into the first part.
+        try await offloaded { try tmux.keys("p") }
+        position = try await waitForPosition(fixture, part: 0, seconds: 1)
+        #expect(position?.part == 0 && abs((position?.seconds ?? 0) - 1) < 0.01, "\(String(describing: position))")
+        // → skips 30 s, which stops just short of the end; ← goes back to the start.
+        try await offloaded { try tmux.keys("Right") }
+        position = try await waitForPosition(fixture, part: 3, seconds: total - 0.25 - (total - lengths[3]))
+        #expect(position?.part == 3, "\(String(describing: position))")
+        try await offloaded { try tmux.keys("Left") }
+        position = try await waitForPosition(fixture, part: 0, seconds: 0)
+        #expect(position?.part == 0 && position?.seconds == 0, "\(String(describing: position))")
+        // ] is faster, remembered for the book.
+        try await offloaded { try tmux.keys("]") }
+        screen = try await offloaded { try tmux.waitFor("1.25×") }
+        #expect(screen.contains("1.25×"))
+        #expect(try listening(fixture).speed == 1.25)
+        // s steps through the sleep timer.
+        try await offloaded { try tmux.keys("s") }
+        screen = try await offloaded { try tmux.waitFor("Sleep timer: 15 minutes.") }
+        #expect(screen.contains("sleep in 15:00"), "\(screen)")
+        try await offloaded { try tmux.keys("s") }
+        screen = try await offloaded { try tmux.waitFor("Sleep timer: 30 minutes.") }
+        #expect(screen.contains("sleep in 30:00"), "\(screen)")
+        // t: the table of contents; pick the second entry.
+        try await offloaded { try tmux.keys("t") }
+        screen = try await offloaded { try tmux.waitFor("Contents") }
+        #expect(screen.contains("Opening Credits") && screen.contains("Chapter 4"), "\(screen)")
+        try await offloaded { try tmux.keys("Down", "Enter") }
+        position = try await waitForPosition(fixture, part: 0, seconds: 1)
+        #expect(position?.part == 0 && abs((position?.seconds ?? 0) - 1) < 0.01, "\(String(describing: position))")
+        // b: a bookmark, sent to the library with the bookmarking motivation.
+        try await offloaded { try tmux.keys("b") }
+        screen = try await offloaded { try tmux.waitFor("Bookmark added at 0:01.") }
+        #expect(screen.contains("Bookmark added at 0:01."), "\(screen)")
+        // ? shows the keys; any key goes back.
+        try await offloaded { try tmux.keys("?") }
+        screen = try await offloaded { try tmux.waitFor("Keys") }
+        #expect(screen.contains("table of contents"), "\(screen)")
+        try await offloaded { try tmux.keys("x") }
+        _ = try await offloaded { try tmux.waitFor("Chapter 2 of 5") }
+        try await offloaded { try tmux.keys("q") }
+        let exit = fixture.shelf.home.appendingPathComponent("exit-status")
+        let status = try await offloaded { () -> String in
+            for _ in 0..<60 {
+                if let text = try? String(contentsOf: exit, encoding: .utf8) { return text }
+                usleep(50_000)
+            }
+            return ""
+        }
+        #expect(status == "EXIT=0\n")
+        let marks = await fixture.server.state.annotations(for: "demo", workID: Self.sherlock).filter { $0.motivation == .bookmarking }
+        #expect(marks.count == 1)
+        #expect(marks.first?.offsetMilliseconds == 1_000, "\(marks)")
+        await fixture.finish()
+    }
+
+    @Test func chaptersNotDownloadedShowTheirProgressAndCannotBePicked() async throws {
+        let fixture = try await ready(download: false)
+        // The third part crawls; the others arrive at once.
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [3], bytesPerSecond: 400), for: Self.sherlock)
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        let started = command(fixture, "")
+        try await offloaded { try tmux.start(started) }
+        var screen = try await offloaded { try tmux.waitFor("parts 3/4 downloaded", timeout: 10) }
+        #expect(screen.contains("parts 3/4 downloaded"), "\(screen)")
+        try await offloaded { try tmux.keys("Space", "t") }
+        screen = try await offloaded { try tmux.waitFor("Contents") }
+        let line = screen.split(separator: "\n").first { $0.contains("Chapter 3") }.map(String.init) ?? ""
+        #expect(line.contains("(downloading ") || line.contains("(not downloaded)"), "\(screen)")
+        try await offloaded { try tmux.keys("Down", "Down", "Down", "Enter") }
+        screen = try await offloaded { try tmux.waitFor("is not downloaded yet") }
+        #expect(screen.contains("Chapter 4 is not downloaded yet (part 3"), "\(screen)")
+        let position = try listening(fixture).position
+        #expect(position?.part == 0, "\(String(describing: position))")
+        try await offloaded { try tmux.keys("q") }
+        await fixture.finish()
+    }
+}

@@ -64,8 +64,11 @@ enum ListenScreen {
         return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
     }
 
-    static func contents(book: Audiobook, timeline: Timeline, selection: Int, current: Int, rows: Int) -> [String] {
-        var lines = ["", "  " + Output.bold("Contents") + " — ↑/↓ choose · enter play · t or esc back", ""]
+    static func contents(
+        book: Audiobook, timeline: Timeline, selection: Int, current: Int, message: String?, rows: Int
+    ) -> [String] {
+        var lines = ["", "  " + Output.bold("Contents") + " — ↑/↓ choose · enter play · t or esc back",
+                     "  " + (message ?? "")]
         let room = max(3, rows - lines.count - 1)
         let first = min(max(0, selection - room / 2), max(0, book.chapters.count - room))
         for index in first..<min(book.chapters.count, first + room) {

@@ -598,8 +598,10 @@ final class ListenSession {
         switch mode {
         case .help: return ListenScreen.help(skip: options.skip)
         case .contents:
+            if let message, message.until < Date() { self.message = nil }
             return ListenScreen.contents(book: book, timeline: timeline, selection: tocSelection,
-                                         current: timeline.chapter(at: player.position), rows: terminal?.size.rows ?? 24)
+                                         current: timeline.chapter(at: player.position), message: message?.text,
+                                         rows: terminal?.size.rows ?? 24)
         case .player:
             if let message, message.until < Date() { self.message = nil }
             return ListenScreen.player(

@@ -55,8 +55,9 @@ struct Timeline {
     /// The place `seconds` into the book falls on.
     func place(_ seconds: Double) -> PlaybackPosition {
         let time = max(0, seconds)
-        for index in durations.indices.reversed() where starts[index] <= time && (durations[index] > 0 || index == 0) {
-            return PlaybackPosition(part: index, seconds: min(time - starts[index], max(0, durations[index])))
+        // Within a millisecond of a part's start is its start: sums of part lengths do not round-trip exactly.
+        for index in durations.indices.reversed() where starts[index] <= time + 0.001 && (durations[index] > 0 || index == 0) {
+            return PlaybackPosition(part: index, seconds: min(max(0, time - starts[index]), max(0, durations[index])))
         }
         return PlaybackPosition(part: 0, seconds: 0)
     }
