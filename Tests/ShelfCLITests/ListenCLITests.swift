@@ -263,6 +263,20 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aPartFileThatWentMissingStopsThereWithTheWayBack() async throws {
+        let fixture = try await ready()
+        try FileManager.default.removeItem(at: try book(fixture).parts[2].file)
+        let (_, environment) = disk(fixture)
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:04"], environment: environment)
+        #expect(result.status == ShelfExit.playbackFailed.rawValue, "\(result.stderr)")
+        #expect(result.stderr.contains("shelf: part 3 is not on this computer and cannot be downloaded now (its file is missing; "
+                                       + "run `shelf archive 7d3c0002`, then `shelf download 7d3c0002`); the position is saved"),
+                "\(result.stderr)")
+        let state = try listening(fixture)
+        #expect(state.position?.part == 1, "\(String(describing: state.position))")
+        await fixture.finish()
+    }
+
     @Test func aTitleStillDownloadingPlaysAsItsPartsArrive() async throws {
         let fixture = try await ready(download: false)
         // Slow parts: about a second each.

@@ -29,6 +29,8 @@ enum ListenOutcome: Equatable {
     case terminalGone
     /// The audio device went away with no screen to say so and no key to resume.
     case deviceLost
+    /// The next part is not on disk and cannot be downloaded now.
+    case partUnavailable(ShelfExit)
 
     var exitCode: Int32 {
         switch self {
@@ -36,6 +38,7 @@ enum ListenOutcome: Equatable {
         case .signal(let number): 128 + number
         case .terminalGone: 128 + SIGHUP
         case .deviceLost: ShelfExit.audioDevice.rawValue
+        case .partUnavailable(let code): code.rawValue
         }
     }
 }
@@ -301,9 +304,19 @@ final class ListenSession {
                 let progress = book.parts[part].progress.map { " (\($0))" } ?? ""
                 say("Buffering: part \(part + 1) is still downloading\(progress).")
             }
-            if let failure = download?.failure, download?.isRunning == false {
-                say("part \(part + 1) cannot be downloaded: \(failure)", error: true)
-                if terminal == nil { return .quit }
+            // Nothing is fetching the part: the download failed, or its file went missing after it finished.
+            if !(download?.isRunning ?? false) {
+                let failure = download?.failure
+                let reason = failure
+                    ?? "its file is missing; run `shelf archive \(book.summary.shortID)`, then `shelf download \(book.summary.shortID)`"
+                let text = "part \(part + 1) is not on this computer and cannot be downloaded now (\(reason)); the position is saved"
+                player.pause()
+                save(force: true)
+                guard terminal != nil else {
+                    Output.error("shelf: \(text)")
+                    return .partUnavailable(failure == nil ? .playbackFailed : .offline)
+                }
+                show(text, seconds: 3600)
             }
         }
         refreshDownloads()
