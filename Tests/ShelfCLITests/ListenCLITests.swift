@@ -493,6 +493,33 @@ extension ListenCLITests {
         await fixture.finish()
     }
 
+    @Test func closingTheTerminalSavesThePosition() async throws {
+        let fixture = try await ready()
+        let tmux = Tmux()
+        let started = command(fixture, "--from 0:01")
+        try await offloaded { try tmux.start(started) }
+        let screen = try await offloaded { try tmux.waitFor("▶ playing") }
+        #expect(screen.contains("▶ playing"), "\(screen)")
+        try await offloaded { Thread.sleep(forTimeInterval: 1.5) }
+        // The window goes away: the player gets a hang-up and its terminal ends.
+        let closed = Date()
+        tmux.kill()
+        let raw = fixture.shelf.home.appendingPathComponent("tmux.raw")
+        let saved = try await offloaded { () -> ListeningPosition? in
+            for _ in 0..<60 {
+                if let position = try listening(fixture).position, position.at > closed { return position }
+                usleep(50_000)
+            }
+            return nil
+        }
+        // Nothing more is played once it has saved.
+        try await offloaded { Thread.sleep(forTimeInterval: 0.5) }
+        let heard = 1 + Double(audible(try samples(raw)).count * 2) / Double(Self.bytesPerSecond)
+        let seconds = try bookSeconds(saved, in: try book(fixture))
+        #expect(abs(seconds - heard) < 0.5, "saved \(seconds) s, heard \(heard) s")
+        await fixture.finish()
+    }
+
     @Test func chaptersNotDownloadedShowTheirProgressAndCannotBePicked() async throws {
         let fixture = try await ready(download: false)
         // The third part crawls; the others arrive at once.
