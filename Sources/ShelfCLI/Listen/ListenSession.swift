@@ -71,6 +71,7 @@ final class ListenSession {
     private let syncQueue = DispatchQueue(label: "shelf.listen.positions")
     private let positions: Confined<PositionSync>?
     private var download: BackgroundDownload?
+    private let warnings = Locked<[String]>([])
 
     // The session's state, all on the main thread.
     private var speed = 1.0
@@ -104,7 +105,9 @@ final class ListenSession {
                                  download: &download)
         timeline = Timeline(book: book)
         let sync = try? PositionSync(store: store, home: home, library: library, configuration: configuration)
-        sync?.warn = { warning in Output.error("shelf: warning: \(warning)") }
+        // Warnings come from the sync queue; the main loop shows them (on the screen, not over it).
+        let warnings = self.warnings
+        sync?.warn = { warning in warnings.modify { $0.append(warning) } }
         positions = sync.map(Confined.init)
     }
 
@@ -273,6 +276,7 @@ final class ListenSession {
         let elapsed = now.timeIntervalSince(lastTick)
         lastTick = now
         for problem in player.takeProblems() { say(problem, error: true) }
+        for warning in takeWarnings() { say("warning: \(warning)", error: true) }
         if player.deviceLost && !deviceGone {
             deviceGone = true
             player.pause()
@@ -577,6 +581,7 @@ final class ListenSession {
             // A slow or absent network must not hold the patron up: what is not sent stays queued.
             _ = done.wait(timeout: .now() + 3)
         }
+        for warning in takeWarnings() { Output.error("shelf: warning: \(warning)") }
         guard outcome != .terminalGone else { return }
         let time = timeline.bookTime(here)
         let chapter = timeline.chapter(at: here)
@@ -591,6 +596,13 @@ final class ListenSession {
     }
 
     // MARK: - Messages and the screen
+
+    private func takeWarnings() -> [String] {
+        warnings.modify { list in
+            defer { list.removeAll() }
+            return list
+        }
+    }
 
     /// A line for the patron: on the screen for a few seconds, or printed without one.
     private func say(_ text: String, error: Bool = false) {
@@ -659,6 +671,9 @@ final class Locked<Value>: @unchecked Sendable {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
+
+    /// Reads and changes the value in one step.
+    func modify<Result>(_ body: (inout Value) -> Result) -> Result { lock.withLock { body(&stored) } }
 }
 
 /// A value only ever used from one serial queue, which is what makes handing it to that queue safe.
