@@ -343,21 +343,37 @@ struct Tmux: Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Starts `command` in a 100 × 30 window; the pane stays after it exits so its last words can be read.
-    /// Spawned without Foundation's Process: the tmux server this forks would inherit the descriptor Process
-    /// watches for the child's exit, and the wait would never end.
+    /// Starts `command` in a 100 × 30 window; the server ends with it.
     func start(_ command: String) throws {
-        let arguments = ["/usr/bin/tmux", "-L", socket, "new-session", "-d", "-x", "100", "-y", "30", command + "; sleep 30"]
+        try Self.spawn(["/usr/bin/tmux", "-L", socket, "new-session", "-d", "-x", "100", "-y", "30", command])
+    }
+
+    /// Runs a program to its end with no input or output, without Foundation's Process: the tmux server that
+    /// `new-session` forks would inherit the descriptor Process watches for the child's exit, and its wait would
+    /// never end.
+    static func spawn(_ arguments: [String]) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
             posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
         }
+        // The test runner's threads block signals; a child must start with none blocked and none ignored, or the
+        // tmux server (and the player in it) never hears its SIGCHLD and SIGHUP.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid = pid_t()
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
+        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
         var status: Int32 = 0
         waitpid(pid, &status, 0)
@@ -379,15 +395,8 @@ struct Tmux: Sendable {
         return last
     }
 
-    /// Ends the server and everything in it; does not wait (it runs from a `defer` on the test's executor).
-    func kill() {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        process.arguments = ["-L", socket, "kill-server"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try? process.run()
-    }
+    /// Ends the server and everything in it (the programs in it get a hang-up).
+    func kill() { try? Self.spawn(["/usr/bin/tmux", "-L", socket, "kill-server"]) }
 }
 
 extension ListenCLITests {
@@ -503,7 +512,7 @@ extension ListenCLITests {
         try await offloaded { Thread.sleep(forTimeInterval: 1.5) }
         // The window goes away: the player gets a hang-up and its terminal ends.
         let closed = Date()
-        tmux.kill()
+        try await offloaded { tmux.kill() }
         let raw = fixture.shelf.home.appendingPathComponent("tmux.raw")
         let saved = try await offloaded { () -> ListeningPosition? in
             for _ in 0..<60 {
@@ -512,8 +521,12 @@ extension ListenCLITests {
             }
             return nil
         }
-        // Nothing more is played once it has saved.
+        // The player is gone: its device (which writes even silence while open) has stopped writing.
+        try await offloaded { Thread.sleep(forTimeInterval: 0.3) }
+        let size = { (try? FileManager.default.attributesOfItem(atPath: raw.path)[.size] as? Int) ?? -1 }
+        let before = size()
         try await offloaded { Thread.sleep(forTimeInterval: 0.5) }
+        #expect(size() == before, "the player still writes audio after its terminal closed")
         let heard = 1 + Double(audible(try samples(raw)).count * 2) / Double(Self.bytesPerSecond)
         let seconds = try bookSeconds(saved, in: try book(fixture))
         #expect(abs(seconds - heard) < 0.5, "saved \(seconds) s, heard \(heard) s")
@@ -539,7 +552,17 @@ extension ListenCLITests {
         #expect(screen.contains("Chapter 4 is not downloaded yet (part 3"), "\(screen)")
         let position = try listening(fixture).position
         #expect(position?.part == 0, "\(String(describing: position))")
-        try await offloaded { try tmux.keys("q") }
+        // t leaves the contents, q quits.
+        try await offloaded { try tmux.keys("t", "q") }
+        let exit = fixture.shelf.home.appendingPathComponent("exit-status")
+        let status = try await offloaded { () -> String in
+            for _ in 0..<60 {
+                if let text = try? String(contentsOf: exit, encoding: .utf8) { return text }
+                usleep(50_000)
+            }
+            return ""
+        }
+        #expect(status == "EXIT=0\n")
         await fixture.finish()
     }
 }

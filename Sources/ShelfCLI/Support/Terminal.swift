@@ -161,6 +161,11 @@ final class SignalWatch: @unchecked Sendable {
     private var sources: [DispatchSourceSignal] = []
 
     init() {
+        // A parent may have started shelf with these blocked (the mask survives exec); they must get through.
+        var wanted = sigset_t()
+        sigemptyset(&wanted)
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] { sigaddset(&wanted, number) }
+        pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
         for number in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
