@@ -40,6 +40,9 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
     @Option(help: "Give every audiobook this many parts (default: 2 to 4, by title).")
     var partCount: Int?
 
+    @Option(help: "Make every audiobook part this many seconds long (default: 2 to 4; for benchmarks).")
+    var partSeconds: Int?
+
     @Option(help: "The ffmpeg executable that makes the audiobook parts (default: ffmpeg on PATH).")
     var ffmpeg: String?
 
@@ -63,6 +66,7 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
         guard fulfilmentTokenLifetime >= 0 else { throw ValidationError("--fulfilment-token-lifetime must not be negative") }
         guard (partBytes ?? 1) >= 1 else { throw ValidationError("--part-bytes must be at least 1") }
         guard (partCount ?? 1) >= 1 else { throw ValidationError("--part-count must be at least 1") }
+        guard (partSeconds ?? 1) >= 1 else { throw ValidationError("--part-seconds must be at least 1") }
     }
 
     func run() async throws {
@@ -77,6 +81,7 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
             fulfilmentTokenLifetime: TimeInterval(fulfilmentTokenLifetime),
             partBytes: partBytes,
             partCount: partCount,
+            partSeconds: partSeconds,
             ffmpegPath: ffmpeg
         ))
         let prerender = generatedEntries != nil
