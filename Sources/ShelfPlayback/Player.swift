@@ -389,8 +389,16 @@ public final class Player: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while running {
-            if paused || queue.isEmpty || output.queuedFrames > deviceAhead {
-                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.01))
+            // Sleep until there is something to do: play, seek, stop and put all broadcast; a full device is
+            // waited on until it has played half of what it holds (a few wake-ups a second, not a hundred).
+            if paused || queue.isEmpty {
+                condition.wait()
+                continue
+            }
+            let queued = output.queuedFrames
+            if queued > deviceAhead {
+                let drain = Double(queued - deviceAhead / 2) / Double(PCM.sampleRate)
+                _ = condition.wait(until: Date(timeIntervalSinceNow: max(0.005, drain)))
                 continue
             }
             let chunk = queue.removeFirst()

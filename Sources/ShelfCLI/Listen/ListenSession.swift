@@ -146,8 +146,10 @@ final class ListenSession {
 
     /// Plays until the patron quits, the book ends, the limit is reached or a signal comes; saves on every way out.
     func run() throws -> ListenOutcome {
+        // The device opens (paused) while the library is asked for positions: both take a while.
+        let output = try Self.openOutput()
         let start = try startingPoint()
-        try openPlayer(at: start.position)
+        try startPlayer(on: output, at: start.position)
         if let sleep = options.sleep { self.sleep = .seconds(sleep) }
         if options.screen {
             let terminal = Terminal()
@@ -178,13 +180,19 @@ final class ListenSession {
         return text + "×"
     }
 
-    private func openPlayer(at position: PlaybackPosition) throws {
-        let output: AudioOutput
+    private static func openOutput() throws -> AudioOutput {
         do {
-            output = try AudioOutput()
+            return try AudioOutput()
         } catch let error as PlaybackError {
             throw ListenError.playback(error)
         }
+    }
+
+    private func openPlayer(at position: PlaybackPosition) throws {
+        try startPlayer(on: try Self.openOutput(), at: position)
+    }
+
+    private func startPlayer(on output: AudioOutput, at position: PlaybackPosition) throws {
         let files = book.parts.map(\.file.path)
         let player = Player(parts: files, output: output)
         player.partReady = { index in FileManager.default.fileExists(atPath: files[index]) }
