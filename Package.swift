@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "shelf", targets: ["shelf"]),
+        .executable(name: "shelf-listen", targets: ["shelf-listen"]),
         .executable(name: "shelf-demo-library", targets: ["shelf-demo-library"]),
         .library(name: "ShelfCore", targets: ["ShelfCore"]),
         .library(name: "DemoLibrary", targets: ["DemoLibrary"]),
@@ -49,12 +50,22 @@ let package = Package(
             name: "ShelfCLI",
             dependencies: [
                 "ShelfCore",
-                "ShelfPlayback",
                 "DemoLibrary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
+        // The player: its own program, so only it loads FFmpeg and SDL (`shelf listen` hands over to it).
+        .target(
+            name: "ShelfListen",
+            dependencies: [
+                "ShelfCLI",
+                "ShelfCore",
+                "ShelfPlayback",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "shelf-listen", dependencies: ["ShelfListen"]),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",

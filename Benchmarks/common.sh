@@ -11,6 +11,7 @@ require_tools() {
 # Builds shelf and the demo library in release mode; sets $bin and $work and cleans up on exit.
 prepare() {
     swift build -c release --product shelf >/dev/null
+    swift build -c release --product shelf-listen >/dev/null
     swift build -c release --product shelf-demo-library >/dev/null
     bin=$(swift build -c release --show-bin-path)
     work=$(mktemp -d)

@@ -36,7 +36,7 @@ enum ExitStatusTable {
 }
 
 /// Runs a command body: a `ShelfFailure` becomes one line on stderr and its exit status.
-func withFailureHandling<T>(_ body: () throws -> T) throws -> T {
+package func withFailureHandling<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let failure as ShelfFailure {
@@ -49,7 +49,7 @@ func withFailureHandling<T>(_ body: () throws -> T) throws -> T {
 }
 
 /// The async form of `withFailureHandling`.
-func withFailureHandling<T>(_ body: () async throws -> T) async throws -> T {
+package func withFailureHandling<T>(_ body: () async throws -> T) async throws -> T {
     do {
         return try await body()
     } catch let failure as ShelfFailure {

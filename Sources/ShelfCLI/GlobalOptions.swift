@@ -3,41 +3,43 @@ import Foundation
 import ShelfCore
 
 /// Options every command shares.
-struct GlobalOptions: ParsableArguments {
+package struct GlobalOptions: ParsableArguments {
+    package init() {}
+
     @Option(name: .long, help: ArgumentHelp("Directory for shelf's data (default: $SHELF_HOME, else $XDG_DATA_HOME/shelf).", valueName: "dir"))
-    var home: String?
+    package var home: String?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("The library to use (default: the default library).", valueName: "name"))
-    var library: String?
+    package var library: String?
 
     @Flag(name: .shortAndLong, help: "Print nothing on success.")
-    var quiet = false
+    package var quiet = false
 
     @Flag(name: .shortAndLong, help: "Print what shelf is doing (never credentials) on standard error.")
-    var verbose = false
+    package var verbose = false
 
-    var resolvedHome: Home { Home.resolve(explicit: home) }
+    package var resolvedHome: Home { Home.resolve(explicit: home) }
 
     /// Opens the store, turning failures into a message and an exit status.
-    func openStore() throws -> Store {
+    package func openStore() throws -> Store {
         try Store(home: resolvedHome)
     }
 
     /// The store and the library the command acts on (`--library`, else the default one).
-    func openLibrary() throws -> (Store, Library) {
+    package func openLibrary() throws -> (Store, Library) {
         let store = try openStore()
         return (store, try store.library(named: library))
     }
 
     /// HTTP settings for this command: `-v` logs requests (never credentials).
-    var httpConfiguration: HTTPConfiguration {
+    package var httpConfiguration: HTTPConfiguration {
         var configuration = HTTPConfiguration()
         configuration.log = logger
         return configuration
     }
 
     /// A logger for `-v`, or nil.
-    var logger: (@Sendable (String) -> Void)? {
+    package var logger: (@Sendable (String) -> Void)? {
         guard verbose else { return nil }
         return { line in Output.error("shelf: \(line)") }
     }

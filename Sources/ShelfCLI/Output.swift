@@ -5,24 +5,24 @@ import Glibc
 #endif
 
 /// Terminal-aware printing: colour and layout only on a TTY without NO_COLOR; JSON on request.
-enum Output {
-    static var isTTY: Bool { isatty(STDOUT_FILENO) == 1 }
+package enum Output {
+    package static var isTTY: Bool { isatty(STDOUT_FILENO) == 1 }
 
-    static var useColor: Bool {
+    package static var useColor: Bool {
         isTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil
             && ProcessInfo.processInfo.environment["TERM"] != "dumb"
     }
 
-    static func line(_ text: String = "") {
+    package static func line(_ text: String = "") {
         print(text)
     }
 
-    static func error(_ text: String) {
+    package static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
-    static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
+    package static func bold(_ text: String) -> String { useColor ? "\u{1B}[1m\(text)\u{1B}[0m" : text }
+    package static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
 
     /// Pretty, key-sorted JSON with ISO 8601 dates.
     static func json<T: Encodable>(_ value: T) throws {

@@ -2,83 +2,111 @@ import ArgumentParser
 import Foundation
 import ShelfCore
 
+/// What `shelf listen` takes. `shelf listen` checks them and hands over to `shelf-listen`, which plays: only the
+/// player links FFmpeg and SDL, so every other command starts without loading them.
+package struct ListenArguments: ParsableArguments {
+    package init() {}
+
+    @OptionGroup package var global: GlobalOptions
+    @Argument(help: "The title's id, or a unique part of it.") package var id: String
+
+    @Option(name: .long, help: ArgumentHelp("Start here in the book (1:02:30, 45:00, 90s).", valueName: "time"))
+    package var from: String?
+
+    @Option(name: .long, help: ArgumentHelp("Start at this chapter (from 1).", valueName: "n"))
+    package var chapter: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Playback speed, 0.5 to 3.0 (kept for the book).", valueName: "x"))
+    package var speed: Double?
+
+    @Flag(name: .customLong("no-ui"), help: "No screen: print a line per chapter and at the end.")
+    package var noUI = false
+
+    @Option(name: .customLong("for"), help: ArgumentHelp("Stop after this much listening (10m, 1h, 90s).", valueName: "time"))
+    package var limit: String?
+
+    @Option(name: .long, help: ArgumentHelp("Set the sleep timer from the start (30m).", valueName: "time"))
+    package var sleep: String?
+
+    @Option(name: .long, help: ArgumentHelp("What ← and → skip (default 30s).", valueName: "time"))
+    package var skip: String?
+
+    package func validate() throws {
+        if let from, Clock.parse(from) == nil { throw ValidationError("--from takes a time like 1:02:30, 45:00 or 90s") }
+        for (name, value) in [("--for", limit), ("--sleep", sleep), ("--skip", skip)] {
+            if let value, (Clock.parse(value) ?? 0) <= 0 {
+                throw ValidationError("\(name) takes a length like 10m, 1h or 90s")
+            }
+        }
+        if let chapter, chapter < 1 { throw ValidationError("--chapter counts from 1") }
+        if from != nil && chapter != nil { throw ValidationError("give --from or --chapter, not both") }
+        if let speed, !(0.5...3.0).contains(speed) { throw ValidationError("--speed must be 0.5 to 3.0") }
+    }
+
+    /// The help both commands show.
+    package static let discussion = """
+        Resumes at the position saved on this computer, or at a newer one another device (a phone with \
+        the library's app) saved on the library's annotation service, and says which. The position is \
+        saved every 10 seconds while playing, and on pause, seek, chapter change, quit, interrupt, \
+        terminate, hang-up and when the terminal closes; it is sent to the library when online and \
+        queued when not. A title still downloading plays as far as its parts have arrived; the rest \
+        downloads in the background.
+
+        KEYS
+          space  play or pause          ← →  back or forward 30 s (--skip)
+          , .    back or forward 5 s    n p  next chapter, start of this (or the previous) chapter
+          [ ]    speed −/+ 0.25×        t    table of contents (chapters not downloaded cannot be picked)
+          s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
+          b      bookmark               ?    help             q  quit
+
+        Without a terminal, or with --no-ui, there is no screen: one line is printed at each chapter \
+        and at the end. Audio goes to SDL's default device; set SDL_AUDIODRIVER to choose one \
+        (pulseaudio, pipewire, alsa; disk writes raw samples to SDL_DISKAUDIOFILE). The player is the \
+        shelf-listen program installed beside shelf.
+        """
+}
+
 extension Shelf {
     /// `shelf listen ID`: play an audiobook in the terminal from where the patron stopped.
     struct Listen: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Play an audiobook in the terminal, from where you stopped.",
-            discussion: """
-                Resumes at the position saved on this computer, or at a newer one another device (a phone with \
-                the library's app) saved on the library's annotation service, and says which. The position is \
-                saved every 10 seconds while playing, and on pause, seek, chapter change, quit, interrupt, \
-                terminate, hang-up and when the terminal closes; it is sent to the library when online and \
-                queued when not. A title still downloading plays as far as its parts have arrived; the rest \
-                downloads in the background.
+            discussion: ListenArguments.discussion)
 
-                KEYS
-                  space  play or pause          ← →  back or forward 30 s (--skip)
-                  , .    back or forward 5 s    n p  next chapter, start of this (or the previous) chapter
-                  [ ]    speed −/+ 0.25×        t    table of contents (chapters not downloaded cannot be picked)
-                  s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
-                  b      bookmark               ?    help             q  quit
-
-                Without a terminal, or with --no-ui, there is no screen: one line is printed at each chapter \
-                and at the end. Audio goes to SDL's default device; set SDL_AUDIODRIVER to choose one \
-                (pulseaudio, pipewire, alsa; disk writes raw samples to SDL_DISKAUDIOFILE).
-                """)
-
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "The title's id, or a unique part of it.") var id: String
-
-        @Option(name: .long, help: ArgumentHelp("Start here in the book (1:02:30, 45:00, 90s).", valueName: "time"))
-        var from: String?
-
-        @Option(name: .long, help: ArgumentHelp("Start at this chapter (from 1).", valueName: "n"))
-        var chapter: Int?
-
-        @Option(name: .long, help: ArgumentHelp("Playback speed, 0.5 to 3.0 (kept for the book).", valueName: "x"))
-        var speed: Double?
-
-        @Flag(name: .customLong("no-ui"), help: "No screen: print a line per chapter and at the end.")
-        var noUI = false
-
-        @Option(name: .customLong("for"), help: ArgumentHelp("Stop after this much listening (10m, 1h, 90s).", valueName: "time"))
-        var limit: String?
-
-        @Option(name: .long, help: ArgumentHelp("Set the sleep timer from the start (30m).", valueName: "time"))
-        var sleep: String?
-
-        @Option(name: .long, help: ArgumentHelp("What ← and → skip (default 30s).", valueName: "time"))
-        var skip: String?
-
-        func validate() throws {
-            if let from, Clock.parse(from) == nil { throw ValidationError("--from takes a time like 1:02:30, 45:00 or 90s") }
-            for (name, value) in [("--for", limit), ("--sleep", sleep), ("--skip", skip)] {
-                if let value, (Clock.parse(value) ?? 0) <= 0 {
-                    throw ValidationError("\(name) takes a length like 10m, 1h or 90s")
-                }
-            }
-            if let chapter, chapter < 1 { throw ValidationError("--chapter counts from 1") }
-            if from != nil && chapter != nil { throw ValidationError("give --from or --chapter, not both") }
-            if let speed, !(0.5...3.0).contains(speed) { throw ValidationError("--speed must be 0.5 to 3.0") }
-        }
+        @OptionGroup var arguments: ListenArguments
 
         func run() throws {
             try withFailureHandling {
-                let (store, library) = try global.openLibrary()
-                let options = ListenOptions(
-                    from: from.flatMap(Clock.parse), chapter: chapter, speed: speed,
-                    screen: !noUI && Terminal.isInteractive, limit: limit.flatMap(Clock.parse),
-                    sleep: sleep.flatMap(Clock.parse), skip: skip.flatMap(Clock.parse) ?? 30, log: global.logger)
-                let session = try ListenSession(
-                    store: store, library: library, home: global.resolvedHome, configuration: global.httpConfiguration,
-                    query: id, options: options)
-                if let chapter, chapter > session.chapterCount {
-                    throw ValidationError("the book has \(session.chapterCount) chapters")
-                }
-                let outcome = try session.run()
-                if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+                // Everything after `listen`, as given: shelf-listen parses the same arguments.
+                let all = CommandLine.arguments
+                let rest = all.firstIndex(of: "listen").map { Array(all[($0 + 1)...]) } ?? Array(all.dropFirst())
+                try ListenHandOver.exec(arguments: rest)
             }
         }
+    }
+}
+
+/// Finds `shelf-listen` and replaces this process with it, so signals and the terminal go straight to the player.
+enum ListenHandOver {
+    struct Missing: ShelfFailure {
+        let looked: [String]
+        var exitCode: ShelfExit { .internalError }
+        var description: String {
+            "the player, shelf-listen, is not installed beside shelf (looked in \(looked.joined(separator: ", "))); "
+                + "install it with shelf"
+        }
+    }
+
+    static func exec(arguments: [String]) throws {
+        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        var places = [own.path]
+        places += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        guard let program = places.lazy.map({ URL(fileURLWithPath: $0).appendingPathComponent("shelf-listen").path })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
+        else { throw Missing(looked: Array(places.prefix(3))) }
+        var argv = ([program] + arguments).map { strdup($0) } + [nil]
+        execv(program, &argv)
+        for pointer in argv { free(pointer) }
+        throw Missing(looked: [program + " (\(String(cString: strerror(errno))))"])
     }
 }

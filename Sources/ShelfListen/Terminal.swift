@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCLI
 
 #if canImport(Glibc)
 import Glibc

@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import ShelfCLI
+import ShelfCore
+
+/// `shelf-listen`: the player behind `shelf listen`, a program of its own so that only it loads FFmpeg and SDL.
+public struct ListenCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "shelf-listen",
+        abstract: "Play an audiobook in the terminal, from where you stopped (run as `shelf listen`).",
+        discussion: ListenArguments.discussion,
+        version: ShelfVersion.current)
+
+    @OptionGroup var arguments: ListenArguments
+
+    public init() {}
+
+    public func run() throws {
+        let arguments = self.arguments
+        try withFailureHandling {
+            let (store, library) = try arguments.global.openLibrary()
+            let options = ListenOptions(
+                from: arguments.from.flatMap(Clock.parse), chapter: arguments.chapter, speed: arguments.speed,
+                screen: !arguments.noUI && Terminal.isInteractive, limit: arguments.limit.flatMap(Clock.parse),
+                sleep: arguments.sleep.flatMap(Clock.parse), skip: arguments.skip.flatMap(Clock.parse) ?? 30,
+                log: arguments.global.logger)
+            let session = try ListenSession(
+                store: store, library: library, home: arguments.global.resolvedHome,
+                configuration: arguments.global.httpConfiguration, query: arguments.id, options: options)
+            if let chapter = arguments.chapter, chapter > session.chapterCount {
+                throw ValidationError("the book has \(session.chapterCount) chapters")
+            }
+            let outcome = try session.run()
+            if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
+        }
+    }
+}
+
+/// The entry point `Sources/shelf-listen/main.swift` calls.
+public enum ListenProgram {
+    public static func main() {
+        MemoryTuning.apply()
+        ListenCommand.main()
+    }
+}

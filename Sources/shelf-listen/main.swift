@@ -1,0 +1,3 @@
+import ShelfListen
+
+ListenProgram.main()
