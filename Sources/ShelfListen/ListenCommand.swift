@@ -18,6 +18,7 @@ public struct ListenCommand: ParsableCommand {
     public func run() throws {
         let arguments = self.arguments
         try withFailureHandling {
+            let device = PendingOutput()
             let (store, library) = try arguments.global.openLibrary()
             let options = ListenOptions(
                 from: arguments.from.flatMap(Clock.parse), chapter: arguments.chapter, speed: arguments.speed,
@@ -30,7 +31,7 @@ public struct ListenCommand: ParsableCommand {
             if let chapter = arguments.chapter, chapter > session.chapterCount {
                 throw ValidationError("the book has \(session.chapterCount) chapters")
             }
-            let outcome = try session.run()
+            let outcome = try session.run(device: device)
             if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
         }
     }

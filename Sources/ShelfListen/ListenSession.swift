@@ -146,10 +146,9 @@ final class ListenSession {
     // MARK: - Running
 
     /// Plays until the patron quits, the book ends, the limit is reached or a signal comes; saves on every way out.
-    func run() throws -> ListenOutcome {
-        // The device opens (paused) while the library is asked for positions: both take a while.
-        let output = try Self.openOutput()
+    func run(device opening: PendingOutput? = nil) throws -> ListenOutcome {
         let start = try startingPoint()
+        let output = try opening?.take() ?? Self.openOutput()
         try startPlayer(on: output, at: start.position)
         if let sleep = options.sleep { self.sleep = .seconds(sleep) }
         if options.screen {
@@ -181,7 +180,7 @@ final class ListenSession {
         return text + "×"
     }
 
-    private static func openOutput() throws -> AudioOutput {
+    static func openOutput() throws -> AudioOutput {
         do {
             return try AudioOutput()
         } catch let error as PlaybackError {
@@ -643,6 +642,27 @@ final class ListenSession {
                 sleep: sleep, downloading: download != nil, message: message?.text,
                 width: terminal?.size.columns ?? 80)
         }
+    }
+}
+
+/// The audio device, opened on a thread of its own from the start: connecting to a sound server takes a while,
+/// and the store, the book and the library's positions can be read meanwhile.
+final class PendingOutput: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<AudioOutput, any Error>?
+
+    init() {
+        Thread.detachNewThread { [self] in
+            result = Result { try ListenSession.openOutput() }
+            done.signal()
+        }
+    }
+
+    /// The opened device, or the error opening it gave.
+    func take() throws -> AudioOutput {
+        done.wait()
+        done.signal()
+        return try result!.get()
     }
 }
 
