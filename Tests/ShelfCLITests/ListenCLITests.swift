@@ -277,6 +277,28 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aPartLongerOrShorterThanItsManifestSaysIsNotedAndTheFileWins() async throws {
+        let fixture = try await ready()
+        // The manifest claimed an hour for the first part (the store keeps what it said).
+        let database = fixture.shelf.home.appendingPathComponent("shelf.sqlite").path
+        let edit = Process()
+        edit.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        edit.arguments = ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
+                          + "c.execute('UPDATE part SET duration = 3600 WHERE idx = 0'); c.commit()", database]
+        try edit.run()
+        edit.waitUntilExit()
+        #expect(edit.terminationStatus == 0)
+        let (_, environment) = disk(fixture)
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:09"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("shelf: note: part 1 lasts 0:03, not the 1:00:00 its manifest says; shelf goes by the files"),
+                "\(result.stderr)")
+        // The book is as long as its files: 0:09 is in the last part, and it ends three seconds later.
+        #expect(result.stdout.hasPrefix("Playing The Adventures of Sherlock Holmes at 0:09 of 0:12"), "\(result.stdout)")
+        #expect(try listening(fixture).position?.part == 3)
+        await fixture.finish()
+    }
+
     @Test func aTitleStillDownloadingPlaysAsItsPartsArrive() async throws {
         let fixture = try await ready(download: false)
         // Slow parts: about a second each.
