@@ -14,7 +14,7 @@ enum ExitStatusTable {
         (.serverError, "the server answered with an error status, or cut the response short"),
         (.internalError, "an internal error in shelf"),
         (.storeFailure, "the local database is damaged or cannot be written"),
-        (.busy, "another shelf sync is running"),
+        (.busy, "another shelf sync is running, or the title is already playing in another shelf listen"),
         (.protocolError, "TLS verification failed, or too many redirects"),
         (.notPermitted, "not signed in, or the library refused the card and PIN"),
         (.configuration, "no library is configured"),

@@ -73,6 +73,7 @@ final class ListenSession {
     private let positions: Confined<PositionSync>?
     private var download: BackgroundDownload?
     private let warnings = Locked<[String]>([])
+    private let lock: FileLock
 
     // The session's state, all on the main thread.
     private var speed = 1.0
@@ -102,6 +103,13 @@ final class ListenSession {
         self.options = options
         self.query = query
         device = try store.deviceID()
+        // One player per title: two would save over each other's positions.
+        let rowID = try store.resolveEdition(query, in: library)
+        let lockFile = home.temporary.appendingPathComponent("listen-\(library.id)-\(rowID).lock")
+        guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
+            throw ListenError.alreadyPlaying(pid: FileLock.holder(of: lockFile))
+        }
+        self.lock = lock
         book = try Self.loadBook(query, store: store, library: library, home: home, configuration: configuration,
                                  download: &download)
         timeline = Timeline(book: book)
@@ -671,9 +679,11 @@ enum ListenError: ShelfFailure {
     case notAudiobook(title: String)
     case notDownloaded(title: String, reason: String)
     case playback(PlaybackError)
+    case alreadyPlaying(pid: Int32?)
 
     var exitCode: ShelfExit {
         switch self {
+        case .alreadyPlaying: .busy
         case .notAudiobook: .notAllowed
         case .notDownloaded: .offline
         case .playback(.noAudioDevice): .audioDevice
@@ -687,6 +697,8 @@ enum ListenError: ShelfFailure {
         case .notDownloaded(let title, let reason):
             "\(title) is not downloaded and cannot be fetched now (\(reason)); connect and run `shelf download`"
         case .playback(let error): error.description
+        case .alreadyPlaying(let pid):
+            "this title is already playing in another shelf listen" + (pid.map { " (pid \($0))" } ?? "") + "; quit that one first"
         }
     }
 }

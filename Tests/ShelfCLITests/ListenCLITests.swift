@@ -240,6 +240,21 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aSecondPlayerOfTheSameTitleIsRefused() async throws {
+        let fixture = try await ready()
+        let (_, environment) = disk(fixture, "first.raw")
+        let (first, _, _) = try fixture.shelf.start(["listen", "7d3c0002", "--no-ui"], environment: environment)
+        try await offloaded { Thread.sleep(forTimeInterval: 1) }
+        let second = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui"], environment: disk(fixture, "second.raw").1)
+        #expect(second.status == ShelfExit.busy.rawValue, "\(second.stderr)")
+        #expect(second.stderr.contains("shelf: this title is already playing in another shelf listen (pid \(first.processIdentifier)); "
+                                       + "quit that one first"), "\(second.stderr)")
+        kill(first.processIdentifier, SIGTERM)
+        try await offloaded { first.waitUntilExit() }
+        #expect(first.terminationStatus == 128 + SIGTERM)
+        await fixture.finish()
+    }
+
     @Test func noDeviceIsAClearErrorWithItsOwnStatus() async throws {
         let fixture = try await ready()
         let result = try await fixture.shelf.run(
