@@ -73,6 +73,8 @@ final class ListenSession {
     private let positions: Confined<PositionSync>?
     private var download: BackgroundDownload?
     private let warnings = Locked<[String]>([])
+    /// Part lengths measured on a thread of their own, waiting for the main loop to take them in.
+    private let measured = Locked<[Int: Double]?>(nil)
     private let lock: FileLock
 
     // The session's state, all on the main thread.
@@ -112,7 +114,9 @@ final class ListenSession {
         self.lock = lock
         book = try Self.loadBook(query, store: store, library: library, home: home, configuration: configuration,
                                  download: &download)
-        timeline = Timeline(book: book)
+        // A place given in book time needs every part's real length first; otherwise they are measured while
+        // the book already plays.
+        timeline = Timeline(book: book, measureNow: options.from != nil)
         let sync = try? PositionSync(store: store, home: home, library: library, configuration: configuration)
         // Warnings come from the sync queue; the main loop shows them (on the screen, not over it).
         let warnings = self.warnings
@@ -158,6 +162,11 @@ final class ListenSession {
         let start = try startingPoint()
         let output = try opening?.take() ?? Self.openOutput()
         try startPlayer(on: output, at: start.position)
+        if !timeline.isMeasured {
+            let parts = book.parts
+            let measured = self.measured
+            Thread.detachNewThread { measured.value = Timeline.measure(parts) }
+        }
         if let sleep = options.sleep { self.sleep = .seconds(sleep) }
         if options.screen {
             let terminal = Terminal()
@@ -293,6 +302,14 @@ final class ListenSession {
         lastTick = now
         for problem in player.takeProblems() { say(problem, error: true) }
         for warning in takeWarnings() { say("warning: \(warning)", error: true) }
+        if let lengths = measured.modify({ value in
+            defer { value = nil }
+            return value
+        }) {
+            let known = timeline.notes.count
+            timeline.apply(lengths, book: book)
+            for note in timeline.notes.dropFirst(known) { say("note: \(note)", error: true) }
+        }
         if player.deviceLost && !deviceGone {
             deviceGone = true
             player.pause()

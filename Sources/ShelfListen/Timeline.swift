@@ -13,25 +13,47 @@ struct Timeline {
     /// Parts whose files last a different time from what the manifest says.
     private(set) var notes: [String] = []
 
-    init(book: Audiobook) {
+    /// A timeline from the manifest's lengths; the files on disk are measured now when `measureNow`, else only
+    /// those the manifest gives no length for (the rest can be measured on another thread and `apply`'d).
+    init(book: Audiobook, measureNow: Bool) {
         durations = book.parts.map { $0.duration ?? 0 }
         starts = []
         chapters = book.chapters
-        refresh(book: book)
+        let wanted = measureNow ? book.parts : book.parts.filter { ($0.duration ?? 0) <= 0 }
+        apply(Self.measure(wanted), book: book)
     }
+
+    /// Whether every part's file has been measured.
+    var isMeasured: Bool { probed.count == durations.count }
 
     /// Measures the files that arrived since the last call.
     mutating func refresh(book: Audiobook) {
+        apply(Self.measure(book.parts.filter { !probed.contains($0.index) }), book: book)
+    }
+
+    /// The lengths of those of `parts` whose files are on disk, by part index. Opens each file: for a long book
+    /// this is worth doing on a thread of its own.
+    static func measure(_ parts: [Audiobook.Part]) -> [Int: Double] {
+        var lengths: [Int: Double] = [:]
+        for part in parts where FileManager.default.fileExists(atPath: part.file.path) {
+            lengths[part.index] = (try? AudioDecoder(path: part.file.path))?.duration ?? 0
+        }
+        return lengths
+    }
+
+    /// Takes measured lengths in (a zero means the file could not say), noting parts whose files last a
+    /// different time from what the manifest says.
+    mutating func apply(_ lengths: [Int: Double], book: Audiobook) {
         var mismatched: [String] = []
-        for part in book.parts where !probed.contains(part.index) {
-            guard FileManager.default.fileExists(atPath: part.file.path) else { continue }
-            probed.insert(part.index)
-            guard let measured = (try? AudioDecoder(path: part.file.path))?.duration, measured > 0 else { continue }
-            if let stated = part.duration, abs(stated - measured) > max(2, stated * 0.02) {
-                mismatched.append("part \(part.index + 1) lasts \(Clock.format(measured)), not the \(Clock.format(stated)) "
+        for (index, measured) in lengths.sorted(by: { $0.key < $1.key }) where !probed.contains(index) {
+            guard durations.indices.contains(index) else { continue }
+            probed.insert(index)
+            guard measured > 0 else { continue }
+            if let stated = book.parts[index].duration, abs(stated - measured) > max(2, stated * 0.02) {
+                mismatched.append("part \(index + 1) lasts \(Clock.format(measured)), not the \(Clock.format(stated)) "
                                   + "its manifest says")
             }
-            durations[part.index] = measured
+            durations[index] = measured
         }
         if let first = mismatched.first {
             let more = mismatched.count > 1 ? " (and \(mismatched.count - 1) more parts)" : ""
