@@ -163,9 +163,6 @@ public struct RemoteAnnotation: Sendable, Equatable {
         guard let item = locator.readingOrderItem else {
             return locator.chapter.flatMap { hrefs.indices.contains($0) ? $0 : nil }
         }
-        func withoutQuery(_ text: String) -> String {
-            String(text.prefix { $0 != "?" && $0 != "#" })
-        }
         func path(_ text: String) -> String? {
             guard let path = URLComponents(string: text)?.path, !path.isEmpty else { return nil }
             return path.removingPercentEncoding ?? path
@@ -175,7 +172,7 @@ public struct RemoteAnnotation: Sendable, Equatable {
         }
         let matchers: [(String) -> Bool] = [
             { $0 == item },
-            { withoutQuery($0) == withoutQuery(item) },
+            { PositionSync.withoutQuery($0) == PositionSync.withoutQuery(item) },
             { path($0) != nil && path($0) == path(item) },
             { last($0) != nil && last($0) == last(item) },
         ]

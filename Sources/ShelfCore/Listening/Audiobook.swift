@@ -82,12 +82,8 @@ extension Store {
         let parts = rows.map { row -> Audiobook.Part in
             let index: Int = row["idx"]
             let href = manifest?.parts.first { $0.index == index }?.href
-            let item = href.flatMap { href -> String? in
-                guard var components = URLComponents(string: href), components.scheme != "file" else { return nil }
-                components.query = nil
-                components.fragment = nil
-                return components.string
-            } ?? row["href_path"]
+            // What annotations name the part by, as PositionSync matches it; a packaged book's file URLs are local.
+            let item = href.flatMap { $0.hasPrefix("file:") ? nil : PositionSync.withoutQuery($0) } ?? (row["href_path"] as String)
             let status: String = row["status"]
             return Audiobook.Part(
                 index: index, file: directory.appendingPathComponent(row["file"]), readingOrderItem: item,

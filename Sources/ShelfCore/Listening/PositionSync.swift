@@ -273,7 +273,8 @@ public final class PositionSync: @unchecked Sendable {
         }
     }
 
-    static func withoutQuery(_ href: String) -> String { String(href.prefix { $0 != "?" }) }
+    /// A part's href as annotations name it: without its query (signatures that expire) or fragment.
+    static func withoutQuery(_ href: String) -> String { String(href.prefix { $0 != "?" && $0 != "#" }) }
 
     // MARK: report
 
