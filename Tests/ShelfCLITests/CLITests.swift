@@ -97,6 +97,16 @@ final class CLIFixture: @unchecked Sendable {
     }
 }
 
+extension CLIFixture {
+    /// The demo's audio made, the catalog synced, signed in as `demo` and the loans synced.
+    func signIn() async throws {
+        try await server.state.prepareAudio()
+        _ = try await shelf.run(["sync", "--quiet"])
+        _ = try await shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
+        _ = try await shelf.run(["sync", "--quiet"])
+    }
+}
+
 @Suite(.serialized) struct CLITests {
     @Test func syncPrintsOneSummaryLineAndListShowsTheTitles() async throws {
         let fixture = try await CLIFixture()

@@ -6,10 +6,7 @@ import Testing
 @Suite(.serialized) struct DownloadCLITests {
     private func ready() async throws -> CLIFixture {
         let fixture = try await CLIFixture()
-        try await fixture.server.state.prepareAudio()
-        _ = try await fixture.shelf.run(["sync", "--quiet"])
-        _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
-        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        try await fixture.signIn()
         return fixture
     }
 

@@ -13,10 +13,7 @@ import Testing
     /// A signed-in patron with Sherlock (four parts, 12 s in all, or `partSeconds` each) downloaded.
     private func ready(partSeconds: Int? = nil, download: Bool = true) async throws -> CLIFixture {
         let fixture = try await CLIFixture(configuration: DemoConfiguration(pageSize: 5, partCount: 4, partSeconds: partSeconds))
-        try await fixture.server.state.prepareAudio()
-        _ = try await fixture.shelf.run(["sync", "--quiet"])
-        _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
-        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        try await fixture.signIn()
         if download {
             let result = try await fixture.shelf.run(["download", "7d3c0002"])
             #expect(result.status == 0, "\(result.stderr)")
@@ -47,6 +44,27 @@ import Testing
         var start = 0.0
         for part in book.parts.prefix(position.part) { start += try AudioDecoder(path: part.file.path).duration ?? 0 }
         return start + position.seconds
+    }
+
+    /// What a started `shelf` printed, once it has ended.
+    private func output(of process: Process, _ out: Pipe) async throws -> String {
+        try await offloaded {
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    /// The `EXIT=n` line the tmux pane's command writes when the player ends (waits up to 3 s).
+    private func exitStatus(_ fixture: CLIFixture) async throws -> String {
+        let file = fixture.shelf.home.appendingPathComponent("exit-status")
+        return try await offloaded {
+            for _ in 0..<60 {
+                if let text = try? String(contentsOf: file, encoding: .utf8) { return text }
+                usleep(50_000)
+            }
+            return ""
+        }
     }
 
     private func samples(_ file: URL) throws -> [Int16] {
@@ -173,11 +191,7 @@ import Testing
                 ["listen", "7d3c0002", "--no-ui", "--from", "0:01"], environment: environment)
             try await offloaded { Thread.sleep(forTimeInterval: 1.5) }
             kill(process.processIdentifier, signal)
-            let stdout = try await offloaded {
-                let data = out.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                return String(decoding: data, as: UTF8.self)
-            }
+            let stdout = try await output(of: process, out)
             #expect(process.terminationStatus == 128 + signal)
             #expect(stdout.contains("Position saved."), "\(stdout)")
             let heard = 1 + Double(audible(try samples(file)).count * 2) / Double(Self.bytesPerSecond)
@@ -196,11 +210,7 @@ import Testing
         // Paused, not quit: still running, and nothing audible since the timer.
         #expect(process.isRunning)
         kill(process.processIdentifier, SIGTERM)
-        let stdout = try await offloaded {
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
+        let stdout = try await output(of: process, out)
         #expect(stdout.contains("Sleep timer: paused at 0:07; the position is saved."), "\(stdout)")
         let audio = audible(try samples(file))
         let heard = Double(audio.count * 2) / Double(Self.bytesPerSecond)
@@ -437,6 +447,14 @@ struct Tmux: Sendable {
 
     /// Ends the server and everything in it (the programs in it get a hang-up).
     func kill() { try? Self.spawn(["/usr/bin/tmux", "-L", socket, "kill-server"]) }
+
+    /// Types `keys`, then waits until the screen shows `text`; the screen as it last was.
+    func press(_ keys: String..., until text: String) async throws -> String {
+        try await offloaded {
+            try run(["send-keys", "-t", "0"] + keys)
+            return try waitFor(text)
+        }
+    }
 }
 
 extension ListenCLITests {
@@ -471,8 +489,7 @@ extension ListenCLITests {
         var screen = try await offloaded { try tmux.waitFor("Chapter 2 of 5: Chapter 1") }
         #expect(screen.contains("The Adventures of Sherlock Holmes"), "\(screen)")
         #expect(screen.contains("▶ playing"))
-        try await offloaded { try tmux.keys("Space") }
-        screen = try await offloaded { try tmux.waitFor("paused") }
+        screen = try await tmux.press("Space", until: "paused")
         #expect(screen.contains("❚❚ paused"), "\(screen)")
         // n: the next chapter starts the second part.
         try await offloaded { try tmux.keys("n") }
@@ -498,44 +515,29 @@ extension ListenCLITests {
         position = try await waitForPosition(fixture, part: 0, seconds: 0)
         #expect(position?.part == 0 && position?.seconds == 0, "\(String(describing: position))")
         // ] is faster, remembered for the book.
-        try await offloaded { try tmux.keys("]") }
-        screen = try await offloaded { try tmux.waitFor("1.25×") }
+        screen = try await tmux.press("]", until: "1.25×")
         #expect(screen.contains("1.25×"))
         #expect(try listening(fixture).speed == 1.25)
         // s steps through the sleep timer.
-        try await offloaded { try tmux.keys("s") }
-        screen = try await offloaded { try tmux.waitFor("Sleep timer: 15 minutes.") }
+        screen = try await tmux.press("s", until: "Sleep timer: 15 minutes.")
         #expect(screen.contains("sleep in 15:00"), "\(screen)")
-        try await offloaded { try tmux.keys("s") }
-        screen = try await offloaded { try tmux.waitFor("Sleep timer: 30 minutes.") }
+        screen = try await tmux.press("s", until: "Sleep timer: 30 minutes.")
         #expect(screen.contains("sleep in 30:00"), "\(screen)")
         // t: the table of contents; pick the second entry.
-        try await offloaded { try tmux.keys("t") }
-        screen = try await offloaded { try tmux.waitFor("Contents") }
+        screen = try await tmux.press("t", until: "Contents")
         #expect(screen.contains("Opening Credits") && screen.contains("Chapter 4"), "\(screen)")
         try await offloaded { try tmux.keys("Down", "Enter") }
         position = try await waitForPosition(fixture, part: 0, seconds: 1)
         #expect(position?.part == 0 && abs((position?.seconds ?? 0) - 1) < 0.01, "\(String(describing: position))")
         // b: a bookmark, sent to the library with the bookmarking motivation.
-        try await offloaded { try tmux.keys("b") }
-        screen = try await offloaded { try tmux.waitFor("Bookmark added at 0:01.") }
+        screen = try await tmux.press("b", until: "Bookmark added at 0:01.")
         #expect(screen.contains("Bookmark added at 0:01."), "\(screen)")
         // ? shows the keys; any key goes back.
-        try await offloaded { try tmux.keys("?") }
-        screen = try await offloaded { try tmux.waitFor("Keys") }
+        screen = try await tmux.press("?", until: "Keys")
         #expect(screen.contains("table of contents"), "\(screen)")
-        try await offloaded { try tmux.keys("x") }
-        _ = try await offloaded { try tmux.waitFor("Chapter 2 of 5") }
+        _ = try await tmux.press("x", until: "Chapter 2 of 5")
         try await offloaded { try tmux.keys("q") }
-        let exit = fixture.shelf.home.appendingPathComponent("exit-status")
-        let status = try await offloaded { () -> String in
-            for _ in 0..<60 {
-                if let text = try? String(contentsOf: exit, encoding: .utf8) { return text }
-                usleep(50_000)
-            }
-            return ""
-        }
-        #expect(status == "EXIT=0\n")
+        #expect(try await exitStatus(fixture) == "EXIT=0\n")
         let marks = await fixture.server.state.annotations(for: "demo", workID: Self.sherlock).filter { $0.motivation == .bookmarking }
         #expect(marks.count == 1)
         #expect(marks.first?.offsetMilliseconds == 1_000, "\(marks)")
@@ -583,26 +585,16 @@ extension ListenCLITests {
         try await offloaded { try tmux.start(started) }
         var screen = try await offloaded { try tmux.waitFor("parts 3/4 downloaded", timeout: 10) }
         #expect(screen.contains("parts 3/4 downloaded"), "\(screen)")
-        try await offloaded { try tmux.keys("Space", "t") }
-        screen = try await offloaded { try tmux.waitFor("Contents") }
+        screen = try await tmux.press("Space", "t", until: "Contents")
         let line = screen.split(separator: "\n").first { $0.contains("Chapter 3") }.map(String.init) ?? ""
         #expect(line.contains("(downloading ") || line.contains("(not downloaded)"), "\(screen)")
-        try await offloaded { try tmux.keys("Down", "Down", "Down", "Enter") }
-        screen = try await offloaded { try tmux.waitFor("is not downloaded yet") }
+        screen = try await tmux.press("Down", "Down", "Down", "Enter", until: "is not downloaded yet")
         #expect(screen.contains("Chapter 4 is not downloaded yet (part 3"), "\(screen)")
         let position = try listening(fixture).position
         #expect(position?.part == 0, "\(String(describing: position))")
         // t leaves the contents, q quits.
         try await offloaded { try tmux.keys("t", "q") }
-        let exit = fixture.shelf.home.appendingPathComponent("exit-status")
-        let status = try await offloaded { () -> String in
-            for _ in 0..<60 {
-                if let text = try? String(contentsOf: exit, encoding: .utf8) { return text }
-                usleep(50_000)
-            }
-            return ""
-        }
-        #expect(status == "EXIT=0\n")
+        #expect(try await exitStatus(fixture) == "EXIT=0\n")
         await fixture.finish()
     }
 }

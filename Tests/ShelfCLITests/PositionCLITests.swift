@@ -9,10 +9,7 @@ import Testing
     /// Signed in as `demo`, synced, Sherlock downloaded.
     private func ready() async throws -> CLIFixture {
         let fixture = try await CLIFixture()
-        try await fixture.server.state.prepareAudio()
-        _ = try await fixture.shelf.run(["sync", "--quiet"])
-        _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
-        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        try await fixture.signIn()
         let download = try await fixture.shelf.run(["download", "7d3c0002"])
         #expect(download.status == 0, "\(download.stderr)")
         return fixture
