@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "shelf",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .executable(name: "shelf", targets: ["shelf"]),
         .executable(name: "shelf-listen", targets: ["shelf-listen"]),

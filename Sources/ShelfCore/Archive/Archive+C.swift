@@ -167,37 +167,18 @@ final class ArchiveExtractionSession {
 /// would break every other thread. The corresponding C functions are `unshare(CLONE_FS)`, `chdir` and `umask`.
 func withPrivateWorkingDirectory<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
     #if os(Linux)
-    return try withoutActuallyEscaping(body) { body in
-        let handoff = ThreadHandoff<T>()
-        handoff.body = body
-        let done = DispatchSemaphore(value: 0)
-        let path = directory.path
-        let thread = Thread {
-            defer { done.signal() }
-            guard CArchive_unshare_working_directory() == 0, chdir(path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                handoff.result = .failure(
-                    ArchiveLibraryError(side: .writing, code: ARCHIVE_FATAL, errno: errno, message: reason))
-                return
-            }
-            umask(0o022)
-            handoff.result = Result { try handoff.body!() }
+    let path = directory.path
+    return try onThreadOfItsOwn(prepare: {
+        guard CArchive_unshare_working_directory() == 0, chdir(path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            throw ArchiveLibraryError(side: .writing, code: ARCHIVE_FATAL, errno: errno, message: reason)
         }
-        thread.start()
-        done.wait()
-        handoff.body = nil
-        return try handoff.result!.get()
-    }
+        umask(0o022)
+    }, body)
     #else
     throw ArchiveLibraryError(
         side: .writing, code: ARCHIVE_FATAL, errno: 0, message: "archive extraction needs Linux (unshare)")
     #endif
-}
-
-/// Carries the body and its result across to the extraction thread; the semaphore orders every access.
-private final class ThreadHandoff<T>: @unchecked Sendable {
-    var body: (() throws -> T)?
-    var result: Result<T, Error>?
 }
 
 // MARK: - Writing archives (tests and fixtures)
