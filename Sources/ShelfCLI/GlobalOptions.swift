@@ -31,6 +31,12 @@ package struct GlobalOptions: ParsableArguments {
         return (store, try store.library(named: library))
     }
 
+    /// Opens the store and resolves the title the patron named, once, at the command's edge.
+    package func openEdition(_ query: String) throws -> (Store, Library, EditionRef) {
+        let (store, library) = try openLibrary()
+        return (store, library, try store.resolveEdition(query, in: library))
+    }
+
     /// HTTP settings for this command: `-v` logs requests (never credentials).
     package var httpConfiguration: HTTPConfiguration {
         var configuration = HTTPConfiguration()

@@ -106,13 +106,13 @@ final class ListenSession {
         self.query = query
         device = try store.deviceID()
         // One player per title: two would save over each other's positions.
-        let rowID = try store.resolveEdition(query, in: library)
-        let lockFile = home.temporary.appendingPathComponent("listen-\(library.id)-\(rowID).lock")
+        let edition = try store.resolveEdition(query, in: library)
+        let lockFile = home.temporary.appendingPathComponent("listen-\(library.id)-\(edition.rowID).lock")
         guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
             throw ListenError.alreadyPlaying(pid: FileLock.holder(of: lockFile))
         }
         self.lock = lock
-        book = try Self.loadBook(query, store: store, library: library, home: home, configuration: configuration,
+        book = try Self.loadBook(edition, store: store, library: library, home: home, configuration: configuration,
                                  download: &download)
         // A place given in book time needs every part's real length first; otherwise they are measured while
         // the book already plays.
@@ -129,17 +129,17 @@ final class ListenSession {
     /// The book, starting a background download when parts are missing; a title never downloaded waits for its
     /// part list (the manifest) first.
     private static func loadBook(
-        _ query: String, store: Store, library: Library, home: Home, configuration: HTTPConfiguration,
+        _ edition: EditionRef, store: Store, library: Library, home: Home, configuration: HTTPConfiguration,
         download: inout BackgroundDownload?
     ) throws -> Audiobook {
-        let summary = try store.edition(query, in: library).summary
+        let summary = try store.edition(edition).summary
         guard summary.medium == "audiobook" else {
             throw ListenError.notAudiobook(title: summary.title)
         }
         if let scheme = summary.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme) }
-        var book = try store.audiobook(summary.id, in: library, home: home)
+        var book = try store.audiobook(edition, home: home)
         if book.parts.isEmpty || !book.isComplete {
-            download = BackgroundDownload(home: home, library: library, configuration: configuration, id: summary.id)
+            download = BackgroundDownload(home: home, library: library, configuration: configuration, edition: edition)
         }
         let started = Date()
         while book.parts.isEmpty {
@@ -150,7 +150,7 @@ final class ListenSession {
                 throw ListenError.notDownloaded(title: summary.title, reason: "the library did not send its parts in time")
             }
             usleep(100_000)
-            book = try store.audiobook(summary.id, in: library, home: home)
+            book = try store.audiobook(edition, home: home)
         }
         return book
     }
@@ -221,11 +221,11 @@ final class ListenSession {
 
     /// Where to begin: `--from` or `--chapter`, else the newer of this computer's position and another device's.
     private func startingPoint() throws -> (position: PlaybackPosition, note: String?) {
-        let state = try store.listeningState(of: book.rowID)
+        let state = try store.listeningState(of: book.edition)
         speed = options.speed ?? state.speed
         if !TempoFilter.speeds.contains(speed) { speed = 1.0 }
         // A speed asked for on the command line becomes the book's speed, as `]` and `[` do.
-        if let asked = options.speed, asked != state.speed { try store.saveSpeed(asked, of: book.rowID) }
+        if let asked = options.speed, asked != state.speed { try store.saveSpeed(asked, of: book.edition) }
         if let from = options.from { return (timeline.place(from), nil) }
         if let chapter = options.chapter {
             let entry = book.chapters[chapter - 1]
@@ -254,7 +254,7 @@ final class ListenSession {
         guard let positions else { return nil }
         let result = Locked<ListeningPosition?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let rowID = book.rowID
+        let rowID = book.edition
         let log = options.log
         syncQueue.async {
             // Queued positions go first, so the server's newest is ours when it should be.
@@ -383,7 +383,7 @@ final class ListenSession {
     private func refreshDownloads() {
         guard let download, Date().timeIntervalSince(download.lastRefresh) >= 1 else { return }
         download.lastRefresh = Date()
-        guard let fresh = try? store.audiobook(book.summary.id, in: library, home: home),
+        guard let fresh = try? store.audiobook(book.edition, home: home),
             fresh.parts.count == book.parts.count
         else { return }
         book = fresh
@@ -534,7 +534,7 @@ final class ListenSession {
         do {
             try player.setSpeed(wanted)
             speed = wanted
-            try store.saveSpeed(wanted, of: book.rowID)
+            try store.saveSpeed(wanted, of: book.edition)
             show("Speed \(speedText).")
         } catch {
             show("\(error)")
@@ -562,7 +562,7 @@ final class ListenSession {
     private func addBookmark() {
         let here = player.position
         do {
-            try store.addBookmark(listeningPosition(here), of: book.rowID)
+            try store.addBookmark(listeningPosition(here), of: book.edition)
             push()
             show("Bookmark added at \(Clock.format(timeline.bookTime(here))).")
         } catch {
@@ -585,7 +585,7 @@ final class ListenSession {
         guard force || finished || savedPosition != here else { return }
         do {
             let percent = timeline.total > 0 ? min(100, timeline.bookTime(here) / timeline.total * 100) : nil
-            try store.savePosition(listeningPosition(here), of: book.rowID, percent: percent, finished: finished)
+            try store.savePosition(listeningPosition(here), of: book.edition, percent: percent, finished: finished)
             savedPosition = here
         } catch {
             say("cannot save the position: \(error)", error: true)
@@ -746,13 +746,13 @@ final class BackgroundDownload: @unchecked Sendable {
     /// When the session last re-read the parts (main thread only).
     var lastRefresh = Date.distantPast
 
-    init(home: Home, library: Library, configuration: HTTPConfiguration, id: String) {
+    init(home: Home, library: Library, configuration: HTTPConfiguration, edition: EditionRef) {
         Thread.detachNewThread { [state] in
             var failure: String?
             do {
                 let store = try Store(home: home)
                 let service = try FulfilmentService(store: store, home: home, library: library, configuration: configuration)
-                let report = try service.download(id)
+                let report = try service.download(edition)
                 if report.state != .downloaded { failure = report.failures.first ?? report.message }
             } catch let error as ShelfFailure {
                 failure = error.description

@@ -300,9 +300,9 @@ import Testing
         let store = try Store(home: home)
         let library = try store.library(named: "demo")
         for event in [LifecycleEvent.downloadRequested, .authorised, .transferFinished, .processed] {
-            try store.applyLifecycle(event, to: "7d3c000a", in: library)
+            try store.applyLifecycle(event, to: try store.resolveEdition("7d3c000a", in: library))
         }
-        let rowID = try store.resolveEdition("7d3c000a", in: library)
+        let rowID = try store.resolveEdition("7d3c000a", in: library).rowID
         let files = home.files(library: library.id, edition: rowID)
         try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         try Data("audio".utf8).write(to: files.appendingPathComponent("part-1.mp3"))

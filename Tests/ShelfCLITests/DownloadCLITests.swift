@@ -14,7 +14,7 @@ import Testing
         let home = Home(directory: fixture.shelf.home)
         let store = try Store(home: home)
         let library = try store.library(named: "demo")
-        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library))
+        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library).rowID)
     }
 
     @Test func aBearerTokenLoanDownloadsThroughTheLifecycleAndCanBeArchived() async throws {

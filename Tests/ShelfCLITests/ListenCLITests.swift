@@ -35,7 +35,7 @@ import Testing
     private func book(_ fixture: CLIFixture) throws -> Audiobook {
         let home = Home(directory: fixture.shelf.home)
         let store = try Store(home: home)
-        return try store.audiobook("7d3c0002", in: try store.library(named: "demo"), home: home)
+        return try store.audiobook(try store.resolveEdition("7d3c0002", in: try store.library(named: "demo")), home: home)
     }
 
     /// Seconds into the book of a saved position, by the lengths of the files.

@@ -4,15 +4,16 @@ import ShelfCore
 
 /// Runs one circulation action and prints its outcome.
 private func circulate(
-    _ global: GlobalOptions, json: Bool, _ action: (CirculationService) throws -> CirculationOutcome
+    _ global: GlobalOptions, _ id: String, json: Bool,
+    _ action: (CirculationService, EditionRef) throws -> CirculationOutcome
 ) throws {
     try withFailureHandling {
-        let (store, library) = try global.openLibrary()
+        let (store, library, edition) = try global.openEdition(id)
         let http = global.httpConfiguration
         let service = try CirculationService(
             store: store, home: global.resolvedHome, library: library, configuration: http,
             credentialWarning: { Output.error("shelf: warning: \($0)") })
-        let outcome = try action(service)
+        let outcome = try action(service, edition)
         if json { return try Output.json(outcome) }
         if !global.quiet { Output.line(outcome.message) }
     }
@@ -29,7 +30,7 @@ extension Shelf {
         @OptionGroup var output: JSONOption
         @Argument(help: "The title's id, or a unique part of it.") var id: String
 
-        func run() throws { try circulate(global, json: output.json) { try $0.borrow(id) } }
+        func run() throws { try circulate(global, id, json: output.json) { try $0.borrow($1) } }
     }
 
     /// `shelf reserve ID`.
@@ -42,7 +43,7 @@ extension Shelf {
         @OptionGroup var output: JSONOption
         @Argument(help: "The title's id, or a unique part of it.") var id: String
 
-        func run() throws { try circulate(global, json: output.json) { try $0.reserve(id) } }
+        func run() throws { try circulate(global, id, json: output.json) { try $0.reserve($1) } }
     }
 
     /// `shelf return ID`.
@@ -72,7 +73,7 @@ extension Shelf {
                     }
                 }
             }
-            try circulate(global, json: output.json) { try $0.returnTitle(id) }
+            try circulate(global, id, json: output.json) { try $0.returnTitle($1) }
         }
     }
 }

@@ -71,39 +71,30 @@ extension Shelf {
                     }
                 }
                 let queue = DownloadQueue(store: store, library: library)
-                let wanted: [String]
+                let wanted: [EditionRef]
                 if let id {
-                    try queue.enqueue(id, priority: priority)
-                    wanted = [try store.edition(id, in: library).summary.id]
+                    let edition = try store.resolveEdition(id, in: library)
+                    try queue.enqueue(edition, priority: priority)
+                    wanted = [edition]
                 } else {
                     _ = try queue.enqueueAllLoans()
-                    wanted = try queue.entries().map(\.id)
+                    wanted = try queue.editions()
                     if wanted.isEmpty && !global.quiet && !output.json { Output.line("Nothing to download.") }
                 }
                 var reports: [DownloadReport] = []
                 var firstFailure: ShelfExit?
                 for title in wanted {
-                    do {
-                        let report = try service.download(title)
-                        bar.finish()
+                    let outcome = Result { try service.download(title) }
+                    bar.finish()
+                    try queue.settle(title, after: outcome)
+                    switch outcome {
+                    case .success(let report):
                         reports.append(report)
-                        if report.state == .downloaded {
-                            try queue.remove(title)
-                        } else {
-                            try queue.recordError(title, report.failures.first)
-                            firstFailure = firstFailure ?? .serverError
-                        }
+                        if report.state != .downloaded { firstFailure = firstFailure ?? .serverError }
                         if !output.json && (!global.quiet || report.state != .downloaded) { Output.line(report.message) }
                         for failure in report.failures { Output.error("shelf: \(failure)") }
-                    } catch let failure as ShelfFailure {
-                        bar.finish()
-                        // A title that can never be downloaded leaves the queue; one that may work later stays.
-                        if failure is FulfilmentError || failure is CirculationError {
-                            try? queue.remove(title)
-                        } else {
-                            try? queue.recordError(title, failure.description)
-                        }
-                        guard wanted.count > 1 else { throw failure }
+                    case .failure(let error):
+                        guard let failure = error as? ShelfFailure, wanted.count > 1 else { throw error }
                         Output.error("shelf: \(failure.description)")
                         firstFailure = firstFailure ?? failure.exitCode
                     }
@@ -124,10 +115,10 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let (store, library) = try global.openLibrary()
+                let (store, library, edition) = try global.openEdition(id)
                 let service = try FulfilmentService(
                     store: store, home: global.resolvedHome, library: library, configuration: HTTPConfiguration())
-                let message = try service.archive(id)
+                let message = try service.archive(edition)
                 if !global.quiet { Output.line(message) }
             }
         }

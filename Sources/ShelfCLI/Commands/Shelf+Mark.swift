@@ -24,9 +24,9 @@ extension Shelf {
         func run() throws {
             try withFailureHandling {
                 let (store, library) = try global.openLibrary()
-                let rowID = try store.resolveEdition(id, in: library)
-                let title = try store.edition(id, in: library).summary.title
-                try store.mark(rowID, as: played ? .finished : .new)
+                let edition = try store.resolveEdition(id, in: library)
+                let title = try store.edition(edition).summary.title
+                try store.mark(edition, as: played ? .finished : .new)
                 if !global.quiet { Output.line(played ? "Marked \(title) as played." : "Marked \(title) as new.") }
             }
         }

@@ -20,11 +20,11 @@ extension Shelf {
         func run() throws {
             try withFailureHandling {
                 let (store, library) = try global.openLibrary()
-                let rowID = try store.resolveEdition(id, in: library)
+                let edition = try store.resolveEdition(id, in: library)
                 let positions = try PositionSync(
                     store: store, home: global.resolvedHome, library: library, configuration: global.httpConfiguration)
                 positions.warn = { Output.error("shelf: warning: \($0)") }
-                let report = try positions.report(of: rowID)
+                let report = try positions.report(of: edition)
                 if output.json { return try Output.json(report) }
                 if !global.quiet { Self.print(report) }
             }

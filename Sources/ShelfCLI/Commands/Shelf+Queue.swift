@@ -54,12 +54,12 @@ extension Shelf.Queue {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let queue = DownloadQueue(store: store, library: try store.library(named: global.library))
-                try queue.move(id, QueueMove(rawValue: place.rawValue)!)
+                let (store, library, edition) = try global.openEdition(id)
+                let queue = DownloadQueue(store: store, library: library)
+                try queue.move(edition, QueueMove(rawValue: place.rawValue)!)
                 if !global.quiet {
                     let entries = try queue.entries()
-                    if let entry = entries.first(where: { $0.id.contains(id) }) {
+                    if let entry = entries.first(where: { $0.id == edition.entryID }) {
                         Output.line("\(entry.title) is now #\(entry.position) of \(entries.count).")
                     }
                 }
@@ -76,8 +76,8 @@ extension Shelf.Queue {
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                try DownloadQueue(store: store, library: try store.library(named: global.library)).remove(id)
+                let (store, library, edition) = try global.openEdition(id)
+                try DownloadQueue(store: store, library: library).remove(edition)
                 if !global.quiet { Output.line("Removed from the download queue.") }
             }
         }

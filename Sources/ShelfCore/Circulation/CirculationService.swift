@@ -41,8 +41,8 @@ public final class CirculationService {
     // MARK: borrow and reserve
 
     /// Borrows a title that has a copy free (or a hold that is ready).
-    public func borrow(_ query: String) throws -> CirculationOutcome {
-        let detail = try store.edition(query, in: library, now: now())
+    public func borrow(_ edition: EditionRef) throws -> CirculationOutcome {
+        let detail = try store.edition(edition, now: now())
         let summary = detail.summary
         guard summary.actions.contains(.borrow) else {
             throw CirculationError.cannotBorrow(title: summary.title, reason: whyNotBorrow(summary))
@@ -51,8 +51,8 @@ public final class CirculationService {
     }
 
     /// Places a hold on a title with no copy free.
-    public func reserve(_ query: String) throws -> CirculationOutcome {
-        let detail = try store.edition(query, in: library, now: now())
+    public func reserve(_ edition: EditionRef) throws -> CirculationOutcome {
+        let detail = try store.edition(edition, now: now())
         let summary = detail.summary
         guard summary.actions.contains(.reserve) else {
             let reason: String
@@ -135,8 +135,8 @@ public final class CirculationService {
     // MARK: return
 
     /// Returns a loan, or cancels a hold, through the entry's revoke link.
-    public func returnTitle(_ query: String) throws -> CirculationOutcome {
-        let detail = try store.edition(query, in: library, now: now())
+    public func returnTitle(_ edition: EditionRef) throws -> CirculationOutcome {
+        let detail = try store.edition(edition, now: now())
         let summary = detail.summary
         guard [.loan, .hold, .holdReady].contains(summary.entitlement) else {
             throw CirculationError.cannotReturn(title: summary.title, reason: "it is not on loan or on hold to you")
@@ -151,21 +151,14 @@ public final class CirculationService {
         // The answer is the entry as it stands now; a library that sends none has still taken the title back.
         let entry = try? OPDSParser(baseURL: url).parseEntry(data: response.body)
         let wasLoan = summary.entitlement == .loan
-        let rowID = try store.resolveEdition(summary.id, in: library)
         try store.write { db in
             let applier = try EntryApplier(db: db, libraryID: library.id, syncID: nil, now: now())
             let loans = try LoanApplier(db: db, libraryID: library.id, syncID: nil, now: now(), applier: applier)
-            try loans.end(editionID: rowID, reason: wasLoan ? "returned with shelf" : "hold cancelled with shelf")
-            if let entry, entry.id == summary.id {
-                // The catalog's view of the copies changed too.
-                try db.execute(sql: """
-                    UPDATE edition SET availability_status = ?, copies_available = ?, copies_total = ?,
-                        holds_total = ? WHERE id = ?
-                    """, arguments: [entry.availability?.status, entry.copies?.available, entry.copies?.total,
-                                     entry.holds?.total, rowID])
-            }
+            try loans.end(editionID: edition.rowID, reason: wasLoan ? "returned with shelf" : "hold cancelled with shelf")
+            // The catalog's view of the copies changed too.
+            if let entry, entry.id == summary.id { try applier.refreshCopies(edition.rowID, from: entry) }
         }
-        try SyncEngine(store: store, home: home).finishClearing(library)
+        try LocalFiles(store: store, home: home).finishClearing(library)
         return CirculationOutcome(
             result: wasLoan ? .returned : .cancelled, id: summary.id, title: summary.title, until: nil, position: nil,
             copies: nil, message: wasLoan ? "Returned \(summary.title)." : "Cancelled your hold on \(summary.title).")

@@ -31,8 +31,8 @@ public struct DownloadQueue: Sendable {
     }
 
     /// Adds a title (or changes its priority): `high` goes to the top, `normal` to the bottom.
-    public func enqueue(_ query: String, priority: String = "normal") throws {
-        let rowID = try store.resolveEdition(query, in: library)
+    public func enqueue(_ edition: EditionRef, priority: String = "normal") throws {
+        let rowID = edition.rowID
         try store.write { db in
             let bounds = try Row.fetchOne(
                 db, sql: "SELECT MIN(position), MAX(position) FROM download_queue WHERE library_id = ?", arguments: [library.id])
@@ -55,28 +55,28 @@ public struct DownloadQueue: Sendable {
     }
 
     /// Removes a title from the queue (done, or no longer wanted).
-    public func remove(_ query: String) throws {
-        let rowID = try store.resolveEdition(query, in: library)
+    public func remove(_ edition: EditionRef) throws {
+        let rowID = edition.rowID
         try store.write { db in try db.execute(sql: "DELETE FROM download_queue WHERE edition_id = ?", arguments: [rowID]) }
     }
 
     /// Notes why the last attempt stopped, keeping the title queued.
-    public func recordError(_ query: String, _ error: String?) throws {
-        let rowID = try store.resolveEdition(query, in: library)
+    public func recordError(_ edition: EditionRef, _ error: String?) throws {
+        let rowID = edition.rowID
         try store.write { db in
             try db.execute(sql: "UPDATE download_queue SET last_error = ? WHERE edition_id = ?", arguments: [error, rowID])
         }
     }
 
     /// Moves a title within the queue.
-    public func move(_ query: String, _ move: QueueMove) throws {
-        let rowID = try store.resolveEdition(query, in: library)
+    public func move(_ edition: EditionRef, _ move: QueueMove) throws {
+        let rowID = edition.rowID
         try store.write { db in
             let ordered = try Int64.fetchAll(
                 db, sql: "SELECT edition_id FROM download_queue WHERE library_id = ? ORDER BY position, added_at",
                 arguments: [library.id])
             guard var index = ordered.firstIndex(of: rowID) else {
-                throw StoreError.editionNotFound("\(query) (not in the download queue)")
+                throw StoreError.editionNotFound("\(edition.entryID) (not in the download queue)")
             }
             var order = ordered
             order.remove(at: index)
@@ -90,6 +90,33 @@ public struct DownloadQueue: Sendable {
             for (position, id) in order.enumerated() {
                 try db.execute(sql: "UPDATE download_queue SET position = ? WHERE edition_id = ?", arguments: [Double(position), id])
             }
+        }
+    }
+
+    /// Settles a queued title after a download attempt: a complete download leaves the queue, one that stopped
+    /// short stays with its first failure noted, and a failure leaves it only when it can never succeed.
+    public func settle(_ edition: EditionRef, after outcome: Result<DownloadReport, any Error>) throws {
+        switch outcome {
+        case .success(let report):
+            if report.state == .downloaded { try remove(edition) } else { try recordError(edition, report.failures.first) }
+        case .failure(let error):
+            let failure = error as? ShelfFailure
+            if failure?.endsQueuedDownload == true {
+                try remove(edition)
+            } else {
+                try recordError(edition, failure?.description ?? "\(error)")
+            }
+        }
+    }
+
+    /// The queued titles in order, resolved.
+    public func editions() throws(StoreError) -> [EditionRef] {
+        try store.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT q.edition_id, e.entry_id FROM download_queue q JOIN edition e ON e.id = q.edition_id
+                WHERE q.library_id = ? ORDER BY q.position, q.added_at
+                """, arguments: [library.id])
+                .map { EditionRef(libraryID: library.id, rowID: $0[0], entryID: $0[1]) }
         }
     }
 
@@ -118,7 +145,7 @@ public struct DownloadQueue: Sendable {
             edition.entitlement == .loan && edition.medium == "audiobook" && edition.protection == nil
                 && (edition.state == .new || edition.state == .updated || edition.state.isInProgress)
         }
-        for edition in candidates { try enqueue(edition.id) }
+        for edition in candidates { try enqueue(try store.resolveEdition(edition.id, in: library)) }
         return candidates.count
     }
 }

@@ -10,9 +10,15 @@ public enum FulfilmentError: ShelfFailure, Equatable {
     case noSupportedFormat(title: String, offered: [String])
     /// An ebook (or other non-audio title): shelf downloads and plays audiobooks.
     case notAudiobook(title: String, medium: String)
+    /// Another shelf is downloading the title now.
+    case busy(title: String, pid: Int32?)
+    /// `shelf archive` of a title with no local files.
+    case nothingToArchive(title: String)
 
     public var exitCode: ShelfExit {
         switch self {
+        case .busy: .busy
+        case .nothingToArchive: .notAllowed
         case .protected: .protectedContent
         case .malformedManifest, .malformedToken: .badData
         case .noSupportedFormat, .notAudiobook: .protectedContent
@@ -29,28 +35,21 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "the bearer-token document from \(Redaction.url(url)) is unusable (\(reason)); try again later"
         case .notAudiobook(let title, let medium):
             "\(title) is an \(medium), not an audiobook; shelf downloads and plays audiobooks only"
+        case .busy(let title, let pid):
+            "another shelf is downloading \(title) now\(pid.map { " (pid \($0))" } ?? ""); try again when it finishes"
+        case .nothingToArchive(let title):
+            "cannot archive \(title): it has no downloaded files on this computer (`shelf download` fetches them)"
         case .noSupportedFormat(let title, let offered):
             "\(title) is offered only as \(offered.joined(separator: ", ")); shelf can play open and bearer-token audiobooks only"
         }
     }
 }
 
-/// A DRM scheme shelf recognises and declines.
-public enum ProtectionScheme: String, Sendable, Codable, CaseIterable {
-    case findaway = "Findaway"
-    case lcp = "Readium LCP"
-    case overdrive = "OverDrive"
-    case feedbooks = "Feedbooks"
-    case adobe = "Adobe"
-
-    /// The scheme a media type or scheme URI stands for, if any.
-    public static func recognise(_ text: String) -> ProtectionScheme? {
-        let value = text.lowercased()
-        if value.contains("findaway") || value.hasSuffix("/drm/scheme/fae") { return .findaway }
-        if value.contains("lcp") { return .lcp }
-        if value.contains("overdrive") { return .overdrive }
-        if value.contains("feedbooks.com/audiobooks/access-restriction") { return .feedbooks }
-        if value.contains("adobe.adept") { return .adobe }
-        return nil
+extension ShelfFailure {
+    /// Whether a download that failed this way should leave the download queue: a title that can never be
+    /// downloaded leaves it; one that may work later (offline, busy, a server error) stays queued.
+    public var endsQueuedDownload: Bool {
+        if case FulfilmentError.busy? = self as? FulfilmentError { return false }
+        return self is FulfilmentError || self is CirculationError
     }
 }

@@ -28,16 +28,6 @@ public struct DownloadProgress: Sendable, Equatable {
     }
 }
 
-/// The state of one part, for `shelf show`.
-public struct PartStatus: Codable, Sendable, Equatable {
-    public var index: Int
-    public var title: String?
-    public var status: String
-    public var bytes: Int64?
-    public var expectedBytes: Int64?
-    public var reason: String?
-}
-
 /// Turns a borrowed (or open-access) audiobook into files on disk: finds a supported acquisition path, gets the
 /// manifest (through a bearer token when the library uses one), downloads the parts, and moves the edition
 /// through Authorising → Downloading → Processing → Downloaded — or back, keeping every byte it has.
@@ -74,45 +64,44 @@ public final class FulfilmentService {
     // MARK: download
 
     /// Downloads a title the patron may have. Safe to run again after any interruption: it resumes.
-    public func download(_ query: String) throws -> DownloadReport {
-        let detail = try store.edition(query, in: library)
+    public func download(_ edition: EditionRef) throws -> DownloadReport {
+        let detail = try store.edition(edition)
         let summary = detail.summary
-        let rowID = try store.resolveEdition(summary.id, in: library)
-        guard let lock = try FileLock.acquire(
-            home.temporary.appendingPathComponent("download-\(library.id)-\(rowID).lock"), timeout: 0)
-        else {
-            throw CirculationError.cannotBorrow(title: summary.title, reason: "another shelf is downloading it now")
+        let rowID = edition.rowID
+        let lockFile = home.temporary.appendingPathComponent("download-\(library.id)-\(rowID).lock")
+        guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
+            throw FulfilmentError.busy(title: summary.title, pid: FileLock.holder(of: lockFile))
         }
         defer { withExtendedLifetime(lock) {} }
         if summary.state == .downloaded {
             return try report(summary, rowID: rowID, message: "\(summary.title) is already downloaded.")
         }
         // A run that was killed left the edition mid-way: step back to where it rests, then start again.
-        var resting = try store.lifecycle(of: rowID)
+        var resting = try store.lifecycle(of: edition)
         if summary.state.isInProgress && summary.state != .clearing {
-            resting = try store.applyLifecycle(.failed, to: summary.id, in: library, reason: "interrupted; resuming")
+            resting = try store.applyLifecycle(.failed, to: edition, reason: "interrupted; resuming")
         }
         guard [.loan, .free].contains(summary.entitlement) else {
             throw CirculationError.cannotBorrow(title: summary.title, reason: whyNotDownload(summary))
         }
         let acquisition = try chooseAcquisition(detail, rowID: rowID)
         let isUpdate = resting.state == .updated
-        try store.applyLifecycle(.downloadRequested, to: summary.id, in: library, reason: nil)
+        try store.applyLifecycle(.downloadRequested, to: edition, reason: nil)
         if acquisition.leaf == .package {
             do {
-                return try downloadPackage(acquisition, summary: summary, rowID: rowID, isUpdate: isUpdate)
+                return try downloadPackage(acquisition, summary: summary, edition: edition, isUpdate: isUpdate)
             } catch {
-                _ = try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
+                _ = try? store.applyLifecycle(.failed, to: edition, reason: "\(error)")
                 throw error
             }
         }
         do {
             var manifest = try manifest(for: acquisition, rowID: rowID, title: summary.title, refresh: isUpdate)
             if let confirmLarge, let size = estimatedSize(manifest), size > largeThreshold, !confirmLarge(size) {
-                try store.applyLifecycle(.failed, to: summary.id, in: library, reason: "download cancelled by the patron")
+                try store.applyLifecycle(.failed, to: edition, reason: "download cancelled by the patron")
                 return try report(summary, rowID: rowID, message: "Cancelled: \(summary.title) was not downloaded.")
             }
-            try store.applyLifecycle(.authorised, to: summary.id, in: library, reason: nil)
+            try store.applyLifecycle(.authorised, to: edition, reason: nil)
             let target = bookDirectory(rowID: rowID, staging: isUpdate)
             try recordParts(manifest, rowID: rowID)
             var results: [Int: PartResult] = [:]
@@ -161,21 +150,21 @@ public final class FulfilmentService {
             guard failures.isEmpty else {
                 let reason = "\(manifest.parts.count - failures.count) of \(manifest.parts.count) parts downloaded; "
                     + failures[0] + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
-                try store.applyLifecycle(.failed, to: summary.id, in: library, reason: reason)
+                try store.applyLifecycle(.failed, to: edition, reason: reason)
                 var report = try report(summary, rowID: rowID, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
                 report.failures = failures
                 return report
             }
-            try store.applyLifecycle(.transferFinished, to: summary.id, in: library, reason: nil)
+            try store.applyLifecycle(.transferFinished, to: edition, reason: nil)
             try finishProcessing(manifest, target: target, rowID: rowID, isUpdate: isUpdate)
-            try store.applyLifecycle(.processed, to: summary.id, in: library, reason: "\(manifest.parts.count) parts")
+            try store.applyLifecycle(.processed, to: edition, reason: "\(manifest.parts.count) parts")
             let done = try report(summary, rowID: rowID, message: "")
             var final = done
             final.message = "Downloaded \(summary.title): \(manifest.parts.count) part\(manifest.parts.count == 1 ? "" : "s"), "
                 + "\(Self.megabytes(done.bytes))."
             return final
         } catch {
-            _ = try? store.applyLifecycle(.failed, to: summary.id, in: library, reason: "\(error)")
+            _ = try? store.applyLifecycle(.failed, to: edition, reason: "\(error)")
             throw error
         }
     }
@@ -223,11 +212,12 @@ public final class FulfilmentService {
     }
 
     /// A packaged audiobook: the zip is downloaded (resumably) like a part, then extracted safely into place.
-    private func downloadPackage(_ route: Route, summary: EditionSummary, rowID: Int64, isUpdate: Bool) throws
+    private func downloadPackage(_ route: Route, summary: EditionSummary, edition: EditionRef, isUpdate: Bool) throws
         -> DownloadReport
     {
+        let rowID = edition.rowID
         let (location, token) = try resolve(route)
-        try store.applyLifecycle(.authorised, to: summary.id, in: library, reason: nil)
+        try store.applyLifecycle(.authorised, to: edition, reason: nil)
         let archive = home.temporary.appendingPathComponent("package-\(library.id)-\(rowID).zip")
         var headers: [String: String] = [:]
         if let token { headers["Authorization"] = "Bearer \(token.accessToken)" }
@@ -240,10 +230,10 @@ public final class FulfilmentService {
             case .expired(let status)?: reason = "the package link expired (\(status))"
             default: reason = "the package did not download"
             }
-            try store.applyLifecycle(.failed, to: summary.id, in: library, reason: reason)
+            try store.applyLifecycle(.failed, to: edition, reason: reason)
             return try report(summary, rowID: rowID, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
         }
-        try store.applyLifecycle(.transferFinished, to: summary.id, in: library, reason: nil)
+        try store.applyLifecycle(.transferFinished, to: edition, reason: nil)
         let target = home.files(library: library.id, edition: rowID)
         do {
             _ = try ArchiveExtractor().extract(archive, into: target)
@@ -276,7 +266,7 @@ public final class FulfilmentService {
                                      part.title, part.duration, bytes, Date().timeIntervalSince1970])
             }
         }
-        try store.applyLifecycle(.processed, to: summary.id, in: library, reason: "packaged audiobook, \(manifest.parts.count) parts")
+        try store.applyLifecycle(.processed, to: edition, reason: "packaged audiobook, \(manifest.parts.count) parts")
         var done = try report(summary, rowID: rowID, message: "")
         done.message = "Downloaded \(summary.title): \(manifest.parts.count) parts from its package, \(Self.megabytes(done.bytes))."
         return done
@@ -478,7 +468,7 @@ public final class FulfilmentService {
 
     private func report(_ summary: EditionSummary, rowID: Int64, message: String) throws -> DownloadReport {
         let parts = try store.parts(of: rowID)
-        let state = try store.lifecycle(of: rowID).state
+        let state = try store.read { db in try Store.lifecycle(db, rowID) }.state
         return DownloadReport(
             id: summary.id, title: summary.title, state: state, parts: parts.count,
             completeParts: parts.filter { $0.status == "downloaded" }.count,
@@ -489,25 +479,11 @@ public final class FulfilmentService {
     // MARK: archive
 
     /// Deletes the local files and keeps the loan: Downloaded/Updated → Clearing → New.
-    public func archive(_ query: String) throws -> String {
-        let summary = try store.edition(query, in: library).summary
-        guard summary.actions.contains(.archive) else {
-            throw CirculationError.cannotReturn(title: summary.title, reason: "there are no local files to remove")
-        }
-        try store.applyLifecycle(.archiveRequested, to: summary.id, in: library, reason: "archived by the patron")
-        try SyncEngine(store: store, home: home).finishClearing(library)
+    public func archive(_ edition: EditionRef) throws -> String {
+        let summary = try store.edition(edition).summary
+        guard summary.actions.contains(.archive) else { throw FulfilmentError.nothingToArchive(title: summary.title) }
+        try store.applyLifecycle(.archiveRequested, to: edition, reason: "archived by the patron")
+        try LocalFiles(store: store, home: home).finishClearing(library)
         return "Removed the files of \(summary.title); it stays on your shelf."
-    }
-}
-
-extension Store {
-    /// The parts recorded for an edition, in order.
-    public func parts(of rowID: Int64) throws(StoreError) -> [PartStatus] {
-        try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID]).map {
-                PartStatus(index: $0["idx"], title: $0["title"], status: $0["status"], bytes: $0["bytes"],
-                           expectedBytes: nil, reason: $0["reason"])
-            }
-        }
     }
 }

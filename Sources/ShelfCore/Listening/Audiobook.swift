@@ -27,7 +27,7 @@ public struct Audiobook: Sendable {
         public var offset: Double
     }
 
-    public var rowID: Int64
+    public var edition: EditionRef
     public var summary: EditionSummary
     public var parts: [Part]
     /// The manifest's table of contents (flattened), or one chapter per part when it has none.
@@ -62,10 +62,10 @@ public struct Audiobook: Sendable {
 extension Store {
     /// The audiobook behind a title, with its parts where `home` keeps them; throws when it has never been
     /// downloaded (there is no manifest or part list yet).
-    public func audiobook(_ query: String, in library: Library, home: Home) throws -> Audiobook {
-        let detail = try edition(query, in: library)
-        let rowID = try resolveEdition(detail.summary.id, in: library)
-        let directory = home.files(library: library.id, edition: rowID)
+    public func audiobook(_ edition: EditionRef, home: Home) throws -> Audiobook {
+        let detail = try self.edition(edition)
+        let rowID = edition.rowID
+        let directory = home.files(library: edition.libraryID, edition: rowID)
         let (rows, manifestText, manifestURL) = try read { db in
             let rows = try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
             let fulfilment = try Row.fetchOne(
@@ -91,7 +91,7 @@ extension Store {
                 progress: status == "downloading" ? row["reason"] : nil)
         }
         return Audiobook(
-            rowID: rowID, summary: detail.summary, parts: parts,
+            edition: edition, summary: detail.summary, parts: parts,
             chapters: Audiobook.chapters(toc: manifest?.toc ?? [], parts: parts))
     }
 }

@@ -91,8 +91,9 @@ public final class PositionSync: @unchecked Sendable {
         }
     }
 
-    private func book(_ rowID: Int64) throws -> Book {
-        try store.read { db in
+    private func book(_ edition: EditionRef) throws -> Book {
+        let rowID = edition.rowID
+        return try store.read { db in
             guard let row = try Row.fetchOne(db, sql: """
                 SELECT e.entry_id, e.title, e.annotations_url, l.annotations_url AS service, f.manifest, f.manifest_url
                 FROM edition e JOIN library l ON l.id = e.library_id LEFT JOIN fulfilment f ON f.edition_id = e.id
@@ -128,8 +129,8 @@ public final class PositionSync: @unchecked Sendable {
     /// The newest idling position on the server for the edition from another device, resolved to a part of this
     /// book and recorded among the device positions; nil when there is none, the edition has no annotation link,
     /// or its locator names no part of this book. Throws when the server cannot be reached or refuses.
-    public func remotePosition(of rowID: Int64) throws -> ListeningPosition? {
-        let book = try book(rowID)
+    public func remotePosition(of edition: EditionRef) throws -> ListeningPosition? {
+        let book = try book(edition)
         guard let link = book.annotationsURL ?? book.serviceURL, let url = URL(string: link) else { return nil }
         guard session.isSignedIn else { throw CirculationError.notSignedIn(library: library.name) }
         let response = try session.send(url, headers: ["Accept": "\(RemoteAnnotation.mediaType), application/json"])
@@ -175,7 +176,7 @@ public final class PositionSync: @unchecked Sendable {
             readingOrderItem: annotation.locator.readingOrderItem ?? Self.withoutQuery(book.hrefs[part]),
             device: annotation.device ?? "unknown", deviceName: annotation.deviceName,
             at: annotation.time ?? Date(timeIntervalSince1970: 0))
-        try store.recordRemotePosition(position, of: rowID)
+        try store.recordRemotePosition(position, of: edition)
         return position
     }
 
@@ -186,26 +187,19 @@ public final class PositionSync: @unchecked Sendable {
     @discardableResult
     public func pushPending() -> PushReport {
         var report = PushReport()
-        let rows: [Row]
+        let rows: [QueuedAnnotation]
         do {
-            rows = try store.read { db in
-                try Row.fetchAll(db, sql: """
-                    SELECT o.*, e.entry_id, e.title, e.annotations_url, l.annotations_url AS service,
-                        (SELECT p.title FROM part p WHERE p.edition_id = o.edition_id AND p.idx = o.part) AS part_title
-                    FROM annotation_outbox o JOIN edition e ON e.id = o.edition_id JOIN library l ON l.id = o.library_id
-                    WHERE o.library_id = ? ORDER BY o.id
-                    """, arguments: [library.id])
-            }
+            rows = try store.queuedAnnotations(of: library)
         } catch {
             return PushReport(failure: error.description)
         }
         guard !rows.isEmpty else { return report }
         for (index, row) in rows.enumerated() {
-            let title: String = row["title"]
-            let link: String? = row["service"] ?? row["annotations_url"]
+            let title = row.title
+            let link = row.serviceURL ?? row.annotationsURL
             guard let link, let url = URL(string: link) else {
                 let reason = "\(library.name) gives no annotation service for \(title)"
-                setError(row["id"], reason)
+                setError(row.item.id, reason)
                 report.pending += 1
                 report.failure = report.failure ?? reason
                 continue
@@ -217,10 +211,9 @@ public final class PositionSync: @unchecked Sendable {
                 break
             }
             let document = RemoteAnnotation.document(
-                motivation: (row["motivation"] as String) == "bookmarking" ? Motivation.bookmarking : Motivation.idling,
-                source: row["entry_id"],
-                locator: AudiobookLocator(readingOrderItem: row["reading_order_item"], offsetMilliseconds: (row["seconds"] as Double) * 1000),
-                device: row["device"], chapter: row["part_title"] ?? "", time: Date(timeIntervalSince1970: row["at"]))
+                motivation: row.item.motivation.uri, source: row.entryID,
+                locator: AudiobookLocator(readingOrderItem: row.item.readingOrderItem, offsetMilliseconds: row.item.seconds * 1000),
+                device: row.item.device, chapter: row.partTitle ?? "", time: row.item.at)
             let status: Int
             let body: Data
             do {
@@ -245,7 +238,7 @@ public final class PositionSync: @unchecked Sendable {
                 break
             } else {
                 // The library will never take this one (the loan ended, the title is unknown): it must not block the rest.
-                let what = (row["motivation"] as String) == "bookmarking" ? "a bookmark" : "the listening position"
+                let what = row.item.motivation == .bookmarking ? "a bookmark" : "the listening position"
                 let reason = ProblemDocument.parse(body)?.text ?? "\(status) \(HTTPStatus.reason(status))"
                 warn?("dropped \(what) of \(title): \(library.name) refused it (\(reason))")
                 remove(row)
@@ -255,22 +248,13 @@ public final class PositionSync: @unchecked Sendable {
     }
 
     /// Takes a pushed item off the queue, unless a newer position replaced it in the meantime.
-    private func remove(_ row: Row) {
-        _ = try? store.write { db in
-            try db.execute(sql: "DELETE FROM annotation_outbox WHERE id = ? AND at = ?", arguments: [row["id"], row["at"]])
-        }
+    private func remove(_ row: QueuedAnnotation) {
+        try? store.dequeue(row.item)
     }
 
     /// Records why an item (or, with nil, every item of the library) is still queued.
     private func setError(_ id: Int64?, _ reason: String) {
-        _ = try? store.write { db in
-            if let id {
-                try db.execute(sql: "UPDATE annotation_outbox SET last_error = ? WHERE id = ?", arguments: [reason, id])
-            } else {
-                try db.execute(sql: "UPDATE annotation_outbox SET last_error = ? WHERE library_id = ?",
-                               arguments: [reason, library.id])
-            }
-        }
+        try? store.setPushError(reason, item: id, library: library.id)
     }
 
     /// A part's href as annotations name it: without its query (signatures that expire) or fragment.
@@ -280,12 +264,12 @@ public final class PositionSync: @unchecked Sendable {
 
     /// Where the patron is in a title, per device, after asking the library when `pull` (a failure to reach it
     /// becomes `localOnly`, with the reason).
-    public func report(of rowID: Int64, pull: Bool = true) throws -> PositionReport {
+    public func report(of edition: EditionRef, pull: Bool = true) throws -> PositionReport {
         var localOnly: String?
         if pull {
             do {
-                _ = try remotePosition(of: rowID)
-                let book = try book(rowID)
+                _ = try remotePosition(of: edition)
+                let book = try book(edition)
                 if book.annotationsURL == nil && book.serviceURL == nil {
                     localOnly = "\(library.name) gives no annotation service for \(book.title)"
                 }
@@ -297,15 +281,11 @@ public final class PositionSync: @unchecked Sendable {
         } else {
             localOnly = "the library was not asked"
         }
-        let book = try book(rowID)
-        let state = try store.listeningState(of: rowID)
+        let book = try book(edition)
+        let state = try store.listeningState(of: edition)
         let ours = try store.deviceID()
-        let pendingReason = try store.read { db in
-            try String.fetchOne(db, sql: """
-                SELECT last_error FROM annotation_outbox WHERE edition_id = ? AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1
-                """, arguments: [rowID])
-        }
-        let devices = try store.devicePositions(of: rowID).map { position -> PositionReport.Device in
+        let pendingReason = try store.pendingPushError(of: edition)
+        let devices = try store.devicePositions(of: edition).map { position -> PositionReport.Device in
             let bookSeconds = book.bookSeconds(part: position.part, seconds: position.seconds)
             let percent = both(bookSeconds, book.duration).flatMap { $1 > 0 ? min(100, $0 / $1 * 100) : nil }
             return PositionReport.Device(

@@ -35,7 +35,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     /// How much of the audiobook has been heard, 0…100, when known.
     public var percent: Double?
 
-    init(row: Row, now: Date) {
+    /// `listening` is how far the patron is, from the positions database (nil when never played).
+    init(row: Row, listening: (Consumption, Double?)?, now: Date) {
         id = row["entry_id"]
         shortID = EditionSummary.shortForm(of: id)
         title = row["title"]
@@ -78,8 +79,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
             isPlayable: medium == "audiobook" && protection == nil)
         actions = context.actions
         if medium == "audiobook" {
-            consumption = (row["listening_consumption"] as String?).flatMap(Consumption.init(rawValue:)) ?? .new
-            percent = row["listening_percent"]
+            consumption = listening?.0 ?? .new
+            percent = listening?.1
         }
         circulation = ""
         circulation = Circulation.describe(self, now: now)
@@ -251,9 +252,8 @@ extension Store {
         SELECT e.*, EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow') AS has_borrow,
                l.kind AS loan_kind, l.since AS loan_since, l.until AS loan_until, l.holds_position AS loan_position,
                l.holds_total AS loan_holds_total, l.copies_total AS loan_copies_total,
-               l.copies_available AS loan_copies_available, l.revoke_url AS loan_revoke_url,
-               ls.consumption AS listening_consumption, ls.percent AS listening_percent
-        FROM edition e LEFT JOIN loan l ON l.edition_id = e.id LEFT JOIN listening ls ON ls.edition_id = e.id
+               l.copies_available AS loan_copies_available, l.revoke_url AS loan_revoke_url 
+        FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
         """
 
     /// The editions of a library, by title.
@@ -274,7 +274,8 @@ extension Store {
                 db, sql: "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id",
                 arguments: StatementArguments(arguments))
         }
-        var result = rows.map { EditionSummary(row: $0, now: now) }
+        let listening = try consumption(in: library.id)
+        var result = rows.map { EditionSummary(row: $0, listening: listening[$0["id"]], now: now) }
         if filter.availableOnly {
             result = result.filter { edition in
                 edition.entitlement == .free || edition.entitlement == .loan || edition.entitlement == .holdReady
@@ -285,7 +286,7 @@ extension Store {
     }
 
     /// Finds an edition by its full id, or by a part of it that matches exactly one.
-    public func resolveEdition(_ query: String, in library: Library) throws(StoreError) -> Int64 {
+    public func resolveEdition(_ query: String, in library: Library) throws(StoreError) -> EditionRef {
         let matches = try read { db -> [Row] in
             if let row = try Row.fetchOne(
                 db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
@@ -301,12 +302,18 @@ extension Store {
         }
         guard !matches.isEmpty else { throw .editionNotFound(query) }
         guard matches.count == 1 else { throw .ambiguousEdition(query, matches.map { $0[1] }) }
-        return matches[0][0]
+        return EditionRef(libraryID: library.id, rowID: matches[0][0], entryID: matches[0][1])
     }
 
     /// Everything known about one edition.
     public func edition(_ query: String, in library: Library, now: Date = Date()) throws(StoreError) -> EditionDetail {
-        let rowID = try resolveEdition(query, in: library)
+        try edition(try resolveEdition(query, in: library), now: now)
+    }
+
+    /// Everything known about one edition.
+    public func edition(_ edition: EditionRef, now: Date = Date()) throws(StoreError) -> EditionDetail {
+        let rowID = edition.rowID
+        let listening = try consumption(in: edition.libraryID)[rowID]
         return try read { db in
             let row = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [rowID])!
             let detail = (try? JSONDecoder().decode(EditionDetailJSON.self, from: Data((row["detail"] as String).utf8)))
@@ -331,7 +338,7 @@ extension Store {
                 db, sql: "SELECT at, kind, detail FROM event WHERE edition_id = ? ORDER BY at, id", arguments: [rowID]
             ).map { EditionEvent(at: Date(timeIntervalSince1970: $0["at"]), kind: $0["kind"], detail: $0["detail"]) }
             return EditionDetail(
-                summary: EditionSummary(row: row, now: now), subtitle: row["subtitle"], description: row["summary"],
+                summary: EditionSummary(row: row, listening: listening, now: now), subtitle: row["subtitle"], description: row["summary"],
                 publisher: row["publisher"], issued: row["issued"], language: row["language"],
                 distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],
                 published: row["published"], coverURL: row["cover_url"], thumbnailURL: row["thumbnail_url"],
@@ -389,38 +396,5 @@ extension Store {
             FROM loan WHERE library_id = ?
             """, arguments: [libraryID])
         return (row?[0] ?? 0, row?[1] ?? 0)
-    }
-
-    /// An edition's lifecycle, read alone (without the details `edition(_:in:)` gathers).
-    public func lifecycle(of rowID: Int64) throws(StoreError) -> Lifecycle {
-        try read { db in
-            let row = try Row.fetchOne(db, sql: "SELECT state, has_local_copy FROM edition WHERE id = ?", arguments: [rowID])
-            return Lifecycle(state: (row?[0] as String?).flatMap(LifecycleState.init(rawValue:)) ?? .new,
-                             hasLocalCopy: row?[1] ?? false)
-        }
-    }
-
-    /// Moves an edition's lifecycle through `event`, recording the change in its history.
-    @discardableResult
-    public func applyLifecycle(
-        _ event: LifecycleEvent, to query: String, in library: Library, reason: String? = nil, now: Date = Date()
-    ) throws -> Lifecycle {
-        let rowID = try resolveEdition(query, in: library)
-        return try write { db in
-            let row = try Row.fetchOne(db, sql: "SELECT state, has_local_copy FROM edition WHERE id = ?", arguments: [rowID])!
-            let current = Lifecycle(state: LifecycleState(rawValue: row[0]) ?? .new, hasLocalCopy: row[1])
-            let next = try current.applying(event)
-            try db.execute(sql: """
-                UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?
-                """, arguments: [next.state.rawValue, next.hasLocalCopy, reason, now.timeIntervalSince1970, rowID])
-            if next != current {
-                let because = reason.map { ": \($0)" } ?? ""
-                try db.execute(sql: """
-                    INSERT INTO event (library_id, edition_id, at, kind, detail) VALUES (?, ?, ?, 'state', ?)
-                    """, arguments: [library.id, rowID, now.timeIntervalSince1970,
-                                     "\(current.state.label) → \(next.state.label) (\(event.rawValue))\(because)"])
-            }
-            return next
-        }
     }
 }

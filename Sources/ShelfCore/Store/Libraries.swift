@@ -75,6 +75,8 @@ extension Store {
 
     /// Removes a library and everything stored for it.
     public func removeLibrary(name: String) throws {
+        // The listening state goes first: its rows name editions by row ids a later library could be given.
+        try forgetListening(in: try library(named: name).id)
         try write { db in
             let library = try Self.library(db, name: name)
             try db.execute(sql: "DELETE FROM library WHERE id = ?", arguments: [library.id])

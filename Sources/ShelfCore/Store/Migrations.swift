@@ -280,6 +280,17 @@ enum Migrations {
                 DELETE FROM annotation_outbox WHERE motivation = 'http://librarysimplified.org/terms/annotation/idling';
                 """)
         }
+        migrator.registerMigration("v8-listening-state-in-its-own-file") { db in
+            // Moved to positions.sqlite (PositionsMigrations), so a sync never locks a position being saved; the rows
+            // were copied there before this runs (PositionsMigrations.moveListeningState).
+            try db.execute(sql: """
+                DROP TABLE annotation_outbox;
+                DROP TABLE bookmark;
+                DROP TABLE device_position;
+                DROP TABLE listening;
+                DROP TABLE setting;
+                """)
+        }
         return migrator
     }
 }

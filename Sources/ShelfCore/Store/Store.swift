@@ -40,40 +40,61 @@ public enum StoreError: ShelfFailure, Equatable {
     }
 }
 
-/// The SQLite database: one file under the home directory, WAL, migrated on open.
+/// The SQLite databases under the home directory, WAL, migrated on open: the catalog (libraries, editions,
+/// loans, downloads) and, in a file of its own, the listening state (positions, bookmarks, the annotation queue),
+/// so a sync writing the catalog never keeps a position from being saved.
 public final class Store: Sendable {
     public let path: URL
+    /// The catalog database.
     let queue: DatabaseQueue
+    /// The positions database (`Listening/PositionRecords.swift`).
+    let positionsQueue: DatabaseQueue
+    let positionsPath: URL
 
-    /// Opens (creating and migrating as needed) the database in `home`.
+    /// Opens (creating and migrating as needed) the databases in `home`.
     ///
     /// `busyTimeout` is how long a write waits for another process's transaction before giving up.
     public init(home: Home, busyTimeout: TimeInterval = 5) throws(StoreError) {
         try home.prepare()
         path = home.database
+        positionsPath = home.positionsDatabase
+        var current = home.database.path
+        do {
+            queue = try Self.open(home.database.path, busyTimeout: busyTimeout) { db in
+                // Rows of about 2 KB fill 16 KB pages with little slack, so a large sync writes far fewer pages.
+                // (It takes effect only when the database is created.)
+                try db.execute(sql: "PRAGMA page_size = 16384")
+                // 4 MB of page cache: a large sync spills less, and memory stays bounded.
+                try db.execute(sql: "PRAGMA cache_size = -4096")
+                // The sync's set of seen titles lives in a temporary table; keep it off the disk.
+                try db.execute(sql: "PRAGMA temp_store = MEMORY")
+            }
+            current = home.positionsDatabase.path
+            positionsQueue = try Self.open(home.positionsDatabase.path, busyTimeout: busyTimeout) { _ in }
+            try PositionsMigrations.migrator.migrate(positionsQueue)
+            current = home.database.path
+            try PositionsMigrations.moveListeningState(from: queue, to: positionsQueue)
+            try Migrations.migrator.migrate(queue)
+        } catch {
+            throw Store.translate(error, path: current)
+        }
+    }
+
+    private static func open(_ path: String, busyTimeout: TimeInterval, prepare: @escaping @Sendable (Database) throws -> Void)
+        throws -> DatabaseQueue
+    {
         var configuration = Configuration()
         configuration.journalMode = .wal
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.label = "shelf"
         configuration.prepareDatabase { db in
-            // Rows of about 2 KB fill 16 KB pages with little slack, so a large sync writes far fewer pages.
-            // (It takes effect only when the database is created.)
-            try db.execute(sql: "PRAGMA page_size = 16384")
+            try prepare(db)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // 4 MB of page cache: a large sync spills less, and memory stays bounded.
-            try db.execute(sql: "PRAGMA cache_size = -4096")
-            // The sync's set of seen titles lives in a temporary table; keep it off the disk.
-            try db.execute(sql: "PRAGMA temp_store = MEMORY")
         }
-        let path = home.database.path
-        do {
-            queue = try DatabaseQueue(path: path, configuration: configuration)
-            try Migrations.migrator.migrate(queue)
-            try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
-        } catch {
-            throw Store.translate(error, path: path)
-        }
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
+        try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return queue
     }
 
     /// Reads in a snapshot; errors become `StoreError`.
@@ -96,6 +117,29 @@ public final class Store: Sendable {
             return result!
         } catch let error as DatabaseError {
             throw Store.translate(error, path: path.path)
+        }
+    }
+
+    /// Reads the positions database in a snapshot.
+    func readPositions<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try positionsQueue.read(body)
+        } catch {
+            throw Store.translate(error, path: positionsPath.path)
+        }
+    }
+
+    /// Writes the positions database in one immediate transaction; a catalog write never holds its lock.
+    func writePositions<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            var result: T?
+            try positionsQueue.inTransaction(.immediate) { db in
+                result = try body(db)
+                return .commit
+            }
+            return result!
+        } catch {
+            throw Store.translate(error, path: positionsPath.path)
         }
     }
 

@@ -33,31 +33,6 @@ public enum SyncError: ShelfFailure {
     }
 }
 
-/// Why a document from the server could not be used.
-public enum FeedError: ShelfFailure {
-    case parse(OPDSParseError)
-    case html
-    case status(Int)
-
-    public var exitCode: ShelfExit { .badData }
-
-    public var description: String {
-        switch self {
-        case .html: "the server sent an HTML page, not an OPDS feed; check the library URL"
-        case .status(let status): "unexpected status \(status)"
-        case .parse(let error):
-            switch error {
-            case .malformed(let line, let column, let message):
-                "malformed XML at line \(line), column \(column): \(message)"
-            case .notAtom(let root): "not an OPDS/Atom feed (the document's root is <\(root)>)"
-            case .entryTooLarge(let line, let limit):
-                "an entry at line \(line) is larger than \(limit / 1_048_576) MB; refusing it"
-            case .unreadable(let reason): "unreadable document: \(reason)"
-            }
-        }
-    }
-}
-
 /// What a sync did, for the summary line, `--json` and `shelf status`.
 public struct SyncSummary: Codable, Sendable, Equatable {
     public var library: String
@@ -136,13 +111,13 @@ public final class SyncEngine {
         defer { try? FileManager.default.removeItem(at: scratch) }
         do {
             // An interrupted removal from an earlier run is finished first.
-            try finishClearing(library)
+            try LocalFiles(store: store, home: home).finishClearing(library)
             let session = try LibrarySession(
                 library: library, credentialStore: CredentialStore(home: home), configuration: options.http)
             var summary = try store.write { db in
                 try self.run(library, session: session, db: db, started: started, scratch: scratch)
             }
-            try finishClearing(library)
+            try LocalFiles(store: store, home: home).finishClearing(library)
             pushPositions(library, into: &summary)
             summary.seconds = Date().timeIntervalSince(started)
             return summary
@@ -173,39 +148,6 @@ public final class SyncEngine {
             try db.execute(sql: """
                 UPDATE library SET last_sync_at = ?, last_sync_status = 'failed', last_sync_message = ? WHERE id = ?
                 """, arguments: [Date().timeIntervalSince1970, message, library.id])
-        }
-    }
-
-    /// Removes the files of editions in Clearing and moves them to New: the second half of ending a loan or
-    /// archiving, done after the state change is committed so a crash never leaves files without a state.
-    public func finishClearing(_ library: Library) throws {
-        let editions = try store.read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND state = 'clearing'",
-                arguments: [library.id])
-        }
-        for row in editions {
-            let rowID: Int64 = row[0]
-            let directory = home.files(library: library.id, edition: rowID)
-            // The book, an update staged beside it, and a package still being unpacked: nothing is left behind.
-            let siblings = ["\(rowID).next", "\(rowID).old"].map {
-                directory.deletingLastPathComponent().appendingPathComponent($0)
-            }
-            let package = home.temporary.appendingPathComponent("package-\(library.id)-\(rowID).zip")
-            for path in [directory] + siblings + [package, package.appendingPathExtension("part"),
-                                                   package.appendingPathExtension("part.json")]
-            where FileManager.default.fileExists(atPath: path.path) {
-                do {
-                    try FileManager.default.removeItem(at: path)
-                } catch {
-                    throw StoreError.failed(reason: "cannot remove \(path.path): \(error.localizedDescription)")
-                }
-            }
-            _ = try store.write { db in
-                try db.execute(sql: "DELETE FROM part WHERE edition_id = ?", arguments: [rowID])
-                try db.execute(sql: "DELETE FROM download_queue WHERE edition_id = ?", arguments: [rowID])
-            }
-            try store.applyLifecycle(.cleared, to: row[1], in: library, reason: "local files removed")
         }
     }
 

@@ -25,7 +25,7 @@ private final class ListeningFixture: @unchecked Sendable {
         _ = try await sync.sync()
     }
 
-    func rowID(_ id: String) throws -> Int64 { try store.resolveEdition(id, in: library) }
+    func rowID(_ id: String) throws -> EditionRef { try store.resolveEdition(id, in: library) }
 
     func positionSync() throws -> PositionSync {
         var configuration = HTTPConfiguration()
@@ -42,7 +42,7 @@ private final class ListeningFixture: @unchecked Sendable {
         return try await offloaded { [positions] in positions.pushPending() }
     }
 
-    func remote(_ rowID: Int64) async throws -> ListeningPosition? {
+    func remote(_ rowID: EditionRef) async throws -> ListeningPosition? {
         let positions = try positionSync()
         return try await offloaded { [positions] in try positions.remotePosition(of: rowID) }
     }
@@ -52,7 +52,7 @@ private final class ListeningFixture: @unchecked Sendable {
         try await state.prepareAudio()
         let (store, home, library) = (self.store, sync.test.home, self.library)
         _ = try await offloaded {
-            try FulfilmentService(store: store, home: home, library: library, configuration: HTTPConfiguration()).download(sherlock)
+            try FulfilmentService(store: store, home: home, library: library, configuration: HTTPConfiguration()).download(try store.resolveEdition(sherlock, in: library))
         }
     }
 
@@ -60,7 +60,7 @@ private final class ListeningFixture: @unchecked Sendable {
     func partHrefs(_ id: String) throws -> [String] {
         let rowID = try rowID(id)
         let row = try #require(try store.read { db in
-            try Row.fetchOne(db, sql: "SELECT manifest, manifest_url FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
+            try Row.fetchOne(db, sql: "SELECT manifest, manifest_url FROM fulfilment WHERE edition_id = ?", arguments: [rowID.rowID])
         })
         let manifest = try AudiobookManifest.parse(Data((row[0] as String).utf8), url: try #require(URL(string: row[1])))
         return manifest.parts.map { String($0.href.prefix { $0 != "?" }) }
@@ -106,7 +106,7 @@ final class Warnings: @unchecked Sendable {
 
         // Only one position per edition waits to be pushed: the newest.
         try fixture.store.savePosition(try fixture.position(part: 2, seconds: 3), of: rowID, percent: 60, finished: false)
-        let queued = try fixture.store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM annotation_outbox") }
+        let queued = try fixture.store.readPositions { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM annotation_outbox") }
         #expect(queued == 1)
 
         try fixture.store.mark(rowID, as: .finished)
@@ -284,12 +284,60 @@ final class Warnings: @unchecked Sendable {
                     """, arguments: [edition, motivation, at])
             }
         }
-        try Migrations.migrator.migrate(queue)
+        try Migrations.migrator.migrate(queue, upTo: "v7-outbox-motivation-names")
         let rows = try queue.read { db in
             try Row.fetchAll(db, sql: "SELECT edition_id, motivation, at FROM annotation_outbox ORDER BY id").map {
                 "\($0[0] as Int64) \($0[1] as String) \($0[2] as Double)"
             }
         }
         #expect(rows == ["1 idling 2.0", "1 bookmarking 3.0", "2 idling 4.0"])
+    }
+}
+
+@Suite struct PositionsDatabaseMoveTests {
+    /// A store written before v8 keeps its listening state in the catalog database; opening it moves every row to
+    /// positions.sqlite and drops the old tables, so nothing a patron saved is lost.
+    @Test func listeningStateWrittenBeforeV8MovesToItsOwnDatabase() throws {
+        let test = TestHome()
+        try test.home.prepare()
+        let queue = try DatabaseQueue(path: test.home.database.path)
+        try Migrations.migrator.migrate(queue, upTo: "v7-outbox-motivation-names")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO library (id, name, url, is_default, created_at) VALUES (3, 'lib', 'http://127.0.0.1:1/', 1, 0);
+                INSERT INTO edition (id, library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
+                    changed_at, state_changed_at) VALUES (7, 3, 'urn:book', 'Book', 'audiobook', 0, 0, 0, 0, 0);
+                INSERT INTO setting (key, value) VALUES ('device_id', 'urn:uuid:old-device');
+                INSERT INTO listening (edition_id, speed, consumption, percent, updated_at) VALUES (7, 1.5, 'in-progress', 42, 10);
+                INSERT INTO device_position (edition_id, device, device_name, part, seconds, reading_order_item, at)
+                    VALUES (7, 'urn:uuid:old-device', NULL, 2, 12.5, 'part-3.mp3', 20);
+                INSERT INTO bookmark (edition_id, part, seconds, reading_order_item, device, at)
+                    VALUES (7, 1, 3, 'part-2.mp3', 'urn:uuid:old-device', 30);
+                INSERT INTO annotation_outbox (edition_id, library_id, motivation, part, seconds, reading_order_item, device, at)
+                    VALUES (7, 3, 'idling', 2, 12.5, 'part-3.mp3', 'urn:uuid:old-device', 20);
+                """)
+        }
+        try queue.close()
+
+        let store = try Store(home: test.home)
+        let edition = try store.resolveEdition("urn:book", in: try store.library(named: "lib"))
+        #expect(try store.deviceID() == "urn:uuid:old-device")
+        let state = try store.listeningState(of: edition)
+        #expect(state.speed == 1.5 && state.consumption == .inProgress && state.percent == 42 && state.pendingPush)
+        #expect(state.position?.part == 2 && state.position?.seconds == 12.5)
+        #expect(try store.bookmarks(of: edition).map(\.readingOrderItem) == ["part-2.mp3"])
+        let leftInCatalog = try store.read { db in
+            try ["listening", "device_position", "bookmark", "annotation_outbox", "setting"].filter { try db.tableExists($0) }
+        }
+        #expect(leftInCatalog.isEmpty)
+
+        // Removing the library forgets its listening state too (the row ids could be given to another library).
+        try store.removeLibrary(name: "lib")
+        let left = try store.readPositions { db in
+            try ["listening", "device_position", "bookmark", "annotation_outbox"].map {
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \($0)") ?? -1
+            }
+        }
+        #expect(left == [0, 0, 0, 0])
     }
 }

@@ -15,7 +15,16 @@ import Testing
         #expect((directory[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         let migrations = try store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(migrations == ["v1-libraries-feeds-editions-events", "v2-loans-and-holds", "v3-fulfilment", "v4-edition-protection", "v5-download-queue",
-                              "v6-listening", "v7-outbox-motivation-names"])
+                              "v6-listening", "v7-outbox-motivation-names", "v8-listening-state-in-its-own-file"])
+        // The listening state has a database of its own, as private and in WAL too.
+        let positionsMode = try store.readPositions { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(positionsMode == "wal")
+        let positions = try FileManager.default.attributesOfItem(atPath: test.home.positionsDatabase.path)
+        #expect((positions[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let positionsMigrations = try store.readPositions { db in
+            try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
+        }
+        #expect(positionsMigrations == ["p1-listening-state"])
     }
 
     @Test func reopeningKeepsDataAndDoesNotRemigrate() throws {

@@ -109,7 +109,7 @@ final class SyncFixture: @unchecked Sendable {
         _ = try await fixture.sync()
         let id = "urn:uuid:7d3c0004-5a1e-4c6b-9f0e-d0c5e1f00004"
         for event in [LifecycleEvent.downloadRequested, .authorised, .transferFinished, .processed] {
-            try fixture.store.applyLifecycle(event, to: id, in: fixture.library)
+            try fixture.store.applyLifecycle(event, to: try fixture.store.resolveEdition(id, in: fixture.library))
         }
         #expect(try fixture.store.edition(id, in: fixture.library).summary.state == .downloaded)
         let old = try fixture.store.edition(id, in: fixture.library).updated
@@ -136,7 +136,7 @@ final class SyncFixture: @unchecked Sendable {
         let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
         let before = try fixture.store.edition(id, in: fixture.library).acquisitions.first?.href
         for event in [LifecycleEvent.downloadRequested, .authorised, .transferFinished, .processed] {
-            try fixture.store.applyLifecycle(event, to: id, in: fixture.library)
+            try fixture.store.applyLifecycle(event, to: try fixture.store.resolveEdition(id, in: fixture.library))
         }
         try await fixture.state.setAcquisitionHref(id: id, href: "/fulfil/sherlock-v2")
         let summary = try await fixture.sync()

@@ -36,7 +36,10 @@ public struct Home: Sendable {
         directory.appendingPathComponent("books/\(library)/\(edition)", isDirectory: true)
     }
 
+    /// The catalog: libraries, editions, loans, downloads.
     public var database: URL { directory.appendingPathComponent("shelf.sqlite") }
+    /// The listening state: positions, bookmarks and the annotation queue, apart so a sync never locks them.
+    public var positionsDatabase: URL { directory.appendingPathComponent("positions.sqlite") }
     public var syncLock: URL { directory.appendingPathComponent("sync.lock") }
     /// Scratch space on the same filesystem as the data, so finished files can be renamed into place.
     public var temporary: URL { directory.appendingPathComponent("tmp", isDirectory: true) }

@@ -121,14 +121,8 @@ final class LoanApplier {
     func end(editionID: Int64, reason: String) throws {
         try db.execute(sql: "DELETE FROM loan WHERE edition_id = ?", arguments: [editionID])
         try event(editionID, "ended", reason)
-        let row = try Row.fetchOne(db, sql: "SELECT state, has_local_copy FROM edition WHERE id = ?", arguments: [editionID])!
-        let current = Lifecycle(state: LifecycleState(rawValue: row[0]) ?? .new, hasLocalCopy: row[1])
-        let next = current.transition(.loanEnded) ?? current
-        guard next != current else { return }
-        try db.execute(sql: """
-            UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?
-            """, arguments: [next.state.rawValue, next.hasLocalCopy, reason, now.timeIntervalSince1970, editionID])
-        try event(editionID, "state", "\(current.state.label) → \(next.state.label): the loan ended")
+        try Store.transition(db, editionID, libraryID: libraryID, .loanEnded, reason: reason, note: "the loan ended",
+                             syncID: syncID, now: now)
     }
 
     private func event(_ editionID: Int64, _ kind: String, _ detail: String) throws {

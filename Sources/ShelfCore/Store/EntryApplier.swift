@@ -115,6 +115,14 @@ final class EntryApplier {
     }
 
     /// How many editions are in the catalog now.
+    /// Takes an edition's availability, copies and holds from a fresh entry (the answer to a return).
+    func refreshCopies(_ editionID: Int64, from entry: OPDSEntry) throws {
+        try db.execute(sql: """
+            UPDATE edition SET availability_status = ?, copies_available = ?, copies_total = ?, holds_total = ? WHERE id = ?
+            """, arguments: [entry.availability?.status, entry.copies?.available, entry.copies?.total,
+                             entry.holds?.total, editionID])
+    }
+
     func catalogCount() throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1",
                          arguments: [libraryID]) ?? 0
@@ -268,14 +276,8 @@ final class EntryApplier {
             }
         }
         try event(old.id, "changed", parts.isEmpty ? "the publisher changed the edition" : parts.joined(separator: "; "))
-        let next = old.lifecycle.transition(.feedChanged) ?? old.lifecycle
-        if next != old.lifecycle {
-            try db.cachedStatement(sql: """
-                UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?
-                """).execute(arguments: [next.state.rawValue, next.hasLocalCopy, "the publisher changed the edition",
-                                         now, old.id])
-            try event(old.id, "state", "\(old.lifecycle.state.label) → \(next.state.label): the publisher changed the edition")
-        }
+        try Store.transition(db, old.id, libraryID: libraryID, .feedChanged, reason: "the publisher changed the edition",
+                             note: "the publisher changed the edition", syncID: syncID, now: Date(timeIntervalSince1970: now))
     }
 }
 

@@ -1,0 +1,26 @@
+import Foundation
+
+/// Why a document from the server could not be used.
+public enum FeedError: ShelfFailure {
+    case parse(OPDSParseError)
+    case html
+    case status(Int)
+
+    public var exitCode: ShelfExit { .badData }
+
+    public var description: String {
+        switch self {
+        case .html: "the server sent an HTML page, not an OPDS feed; check the library URL"
+        case .status(let status): "unexpected status \(status)"
+        case .parse(let error):
+            switch error {
+            case .malformed(let line, let column, let message):
+                "malformed XML at line \(line), column \(column): \(message)"
+            case .notAtom(let root): "not an OPDS/Atom feed (the document's root is <\(root)>)"
+            case .entryTooLarge(let line, let limit):
+                "an entry at line \(line) is larger than \(limit / 1_048_576) MB; refusing it"
+            case .unreadable(let reason): "unreadable document: \(reason)"
+            }
+        }
+    }
+}

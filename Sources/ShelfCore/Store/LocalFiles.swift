@@ -1,0 +1,48 @@
+import Foundation
+import GRDB
+
+/// An edition's files on this computer, and their removal: the second half of ending a loan, returning or
+/// archiving, done after the state change is committed so a crash never leaves files without a state.
+public struct LocalFiles: Sendable {
+    let store: Store
+    let home: Home
+
+    public init(store: Store, home: Home) {
+        self.store = store
+        self.home = home
+    }
+
+    /// Removes the files of editions in Clearing and moves them to New: the second half of ending a loan or
+    /// archiving, done after the state change is committed so a crash never leaves files without a state.
+    public func finishClearing(_ library: Library) throws {
+        let editions = try store.read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND state = 'clearing'",
+                arguments: [library.id])
+        }
+        for row in editions {
+            let rowID: Int64 = row[0]
+            let directory = home.files(library: library.id, edition: rowID)
+            // The book, an update staged beside it, and a package still being unpacked: nothing is left behind.
+            let siblings = ["\(rowID).next", "\(rowID).old"].map {
+                directory.deletingLastPathComponent().appendingPathComponent($0)
+            }
+            let package = home.temporary.appendingPathComponent("package-\(library.id)-\(rowID).zip")
+            for path in [directory] + siblings + [package, package.appendingPathExtension("part"),
+                                                   package.appendingPathExtension("part.json")]
+            where FileManager.default.fileExists(atPath: path.path) {
+                do {
+                    try FileManager.default.removeItem(at: path)
+                } catch {
+                    throw StoreError.failed(reason: "cannot remove \(path.path): \(error.localizedDescription)")
+                }
+            }
+            _ = try store.write { db in
+                try db.execute(sql: "DELETE FROM part WHERE edition_id = ?", arguments: [rowID])
+                try db.execute(sql: "DELETE FROM download_queue WHERE edition_id = ?", arguments: [rowID])
+            }
+            try store.applyLifecycle(
+                .cleared, to: EditionRef(libraryID: library.id, rowID: rowID, entryID: row[1]), reason: "local files removed")
+        }
+    }
+}

@@ -1,0 +1,321 @@
+import Foundation
+import GRDB
+
+// The listening state lives in a database file of its own (`positions.sqlite`), so a sync, which holds the
+// catalog's write lock while it applies a catalog, never keeps the player or `shelf mark` from saving a position.
+// Rows name editions by the catalog's row id and library id; the catalog's foreign keys cannot reach across files,
+// so removing a library removes its rows here first (`Store.removeLibrary`).
+
+/// A record of the positions database: timestamps are seconds since 1970, as everywhere in the store.
+protocol PositionsRecord: Codable, FetchableRecord, PersistableRecord {}
+
+extension PositionsRecord {
+    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+}
+
+extension Consumption: DatabaseValueConvertible {}
+
+/// How far the patron is in a title, and how fast they listen to it (table `listening`).
+struct ListeningRecord: PositionsRecord {
+    static let databaseTableName = "listening"
+    var editionID: Int64
+    var libraryID: Int64
+    var speed: Double = 1
+    var consumption: Consumption = .new
+    var percent: Double?
+    var updatedAt: Date
+
+    enum CodingKeys: String, CodingKey {
+        case editionID = "edition_id", libraryID = "library_id", speed, consumption, percent, updatedAt = "updated_at"
+    }
+}
+
+/// The last position per device: this one's and those read from the annotation service (table `device_position`).
+struct DevicePositionRecord: PositionsRecord {
+    static let databaseTableName = "device_position"
+    var editionID: Int64
+    var libraryID: Int64
+    var device: String
+    var deviceName: String?
+    var part: Int
+    var seconds: Double
+    var readingOrderItem: String
+    var at: Date
+
+    enum CodingKeys: String, CodingKey {
+        case editionID = "edition_id", libraryID = "library_id", device, deviceName = "device_name", part, seconds
+        case readingOrderItem = "reading_order_item", at
+    }
+
+    init(_ position: ListeningPosition, of edition: EditionRef) {
+        editionID = edition.rowID
+        libraryID = edition.libraryID
+        device = position.device
+        deviceName = position.deviceName
+        part = position.part
+        seconds = position.seconds
+        readingOrderItem = position.readingOrderItem
+        at = position.at
+    }
+
+    /// The position, named "this computer" when it is this device's.
+    func position(ours: String) -> ListeningPosition {
+        ListeningPosition(part: part, seconds: seconds, readingOrderItem: readingOrderItem, device: device,
+                          deviceName: device == ours ? Store.thisComputer : deviceName, at: at)
+    }
+}
+
+/// A bookmark kept on this computer (table `bookmark`).
+struct BookmarkRecord: PositionsRecord {
+    static let databaseTableName = "bookmark"
+    var id: Int64?
+    var editionID: Int64
+    var libraryID: Int64
+    var part: Int
+    var seconds: Double
+    var readingOrderItem: String
+    var device: String
+    var at: Date
+
+    enum CodingKeys: String, CodingKey {
+        case id, editionID = "edition_id", libraryID = "library_id", part, seconds
+        case readingOrderItem = "reading_order_item", device, at
+    }
+
+    func position(ours: String) -> ListeningPosition {
+        ListeningPosition(part: part, seconds: seconds, readingOrderItem: readingOrderItem, device: device,
+                          deviceName: device == ours ? Store.thisComputer : nil, at: at)
+    }
+}
+
+/// What an annotation posted to the library says the patron did.
+enum OutboxMotivation: String, Codable, DatabaseValueConvertible {
+    case idling, bookmarking
+
+    /// The motivation's URI, as the Palace annotation service names it.
+    var uri: String {
+        switch self {
+        case .idling: Motivation.idling
+        case .bookmarking: Motivation.bookmarking
+        }
+    }
+}
+
+/// A position or bookmark waiting to be posted to the annotation service (table `annotation_outbox`): one idling
+/// position per edition (the newest replaces it), any number of bookmarks.
+struct OutboxRecord: PositionsRecord {
+    static let databaseTableName = "annotation_outbox"
+    var id: Int64?
+    var editionID: Int64
+    var libraryID: Int64
+    var motivation: OutboxMotivation
+    var part: Int
+    var seconds: Double
+    var readingOrderItem: String
+    var device: String
+    var at: Date
+    var lastError: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, editionID = "edition_id", libraryID = "library_id", motivation, part, seconds
+        case readingOrderItem = "reading_order_item", device, at, lastError = "last_error"
+    }
+
+    init(_ motivation: OutboxMotivation, _ position: ListeningPosition, of edition: EditionRef) {
+        editionID = edition.rowID
+        libraryID = edition.libraryID
+        self.motivation = motivation
+        part = position.part
+        seconds = position.seconds
+        readingOrderItem = position.readingOrderItem
+        device = position.device
+        at = position.at
+    }
+
+    /// Queues `position` as the edition's one pending idling position: the newest replaces an older one in its
+    /// place in the queue, and clears the error the older one met.
+    static func queueIdling(_ db: Database, _ position: ListeningPosition, of edition: EditionRef) throws {
+        try db.execute(sql: """
+            INSERT INTO annotation_outbox (edition_id, library_id, motivation, part, seconds, reading_order_item, device, at)
+            VALUES (?, ?, 'idling', ?, ?, ?, ?, ?)
+            ON CONFLICT (edition_id) WHERE motivation = 'idling' DO UPDATE SET part = excluded.part,
+                seconds = excluded.seconds, reading_order_item = excluded.reading_order_item,
+                device = excluded.device, at = excluded.at, last_error = NULL
+            """, arguments: [edition.rowID, edition.libraryID, position.part, position.seconds, position.readingOrderItem,
+                             position.device, position.at.timeIntervalSince1970])
+    }
+}
+
+/// The positions database's schema, as append-only named migrations (like the catalog's, in `Migrations`).
+enum PositionsMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("p1-listening-state") { db in
+            try db.execute(sql: """
+                -- Small values the store keeps about itself (this device's id).
+                CREATE TABLE setting (
+                    key TEXT PRIMARY KEY,
+                    value TEXT NOT NULL
+                );
+
+                CREATE TABLE listening (
+                    edition_id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL,
+                    speed REAL NOT NULL DEFAULT 1.0,
+                    consumption TEXT NOT NULL DEFAULT 'new',
+                    percent REAL,
+                    updated_at REAL NOT NULL
+                );
+                CREATE INDEX listening_library ON listening(library_id);
+
+                CREATE TABLE device_position (
+                    edition_id INTEGER NOT NULL,
+                    library_id INTEGER NOT NULL,
+                    device TEXT NOT NULL,
+                    device_name TEXT,
+                    part INTEGER NOT NULL,
+                    seconds REAL NOT NULL,
+                    reading_order_item TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    PRIMARY KEY (edition_id, device)
+                );
+                CREATE INDEX device_position_library ON device_position(library_id);
+
+                CREATE TABLE bookmark (
+                    id INTEGER PRIMARY KEY,
+                    edition_id INTEGER NOT NULL,
+                    library_id INTEGER NOT NULL,
+                    part INTEGER NOT NULL,
+                    seconds REAL NOT NULL,
+                    reading_order_item TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    at REAL NOT NULL
+                );
+                CREATE INDEX bookmark_edition ON bookmark(edition_id, at);
+                CREATE INDEX bookmark_library ON bookmark(library_id);
+
+                CREATE TABLE annotation_outbox (
+                    id INTEGER PRIMARY KEY,
+                    edition_id INTEGER NOT NULL,
+                    library_id INTEGER NOT NULL,
+                    motivation TEXT NOT NULL,
+                    part INTEGER NOT NULL,
+                    seconds REAL NOT NULL,
+                    reading_order_item TEXT NOT NULL,
+                    device TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    last_error TEXT
+                );
+                CREATE UNIQUE INDEX annotation_outbox_idling ON annotation_outbox(edition_id) WHERE motivation = 'idling';
+                CREATE INDEX annotation_outbox_library ON annotation_outbox(library_id, id);
+                """)
+        }
+        return migrator
+    }
+
+    /// Copies the listening state a catalog database from before v8 still holds into the positions database.
+    ///
+    /// Runs before the catalog's v8 migration drops those tables; replacing rows makes it safe to run again after
+    /// a crash between the copy and the drop.
+    static func moveListeningState(from catalog: DatabaseQueue, to positions: DatabaseQueue) throws {
+        let rows = try catalog.read { db -> [String: [Row]]? in
+            guard try db.tableExists("listening") else { return nil }
+            return [
+                "setting": try Row.fetchAll(db, sql: "SELECT key, value FROM setting"),
+                "listening": try Row.fetchAll(db, sql: """
+                    SELECT ls.edition_id, e.library_id, ls.speed, ls.consumption, ls.percent, ls.updated_at
+                    FROM listening ls JOIN edition e ON e.id = ls.edition_id
+                    """),
+                "device_position": try Row.fetchAll(db, sql: """
+                    SELECT d.edition_id, e.library_id, d.device, d.device_name, d.part, d.seconds, d.reading_order_item, d.at
+                    FROM device_position d JOIN edition e ON e.id = d.edition_id
+                    """),
+                "bookmark": try Row.fetchAll(db, sql: """
+                    SELECT b.id, b.edition_id, e.library_id, b.part, b.seconds, b.reading_order_item, b.device, b.at
+                    FROM bookmark b JOIN edition e ON e.id = b.edition_id
+                    """),
+                "annotation_outbox": try Row.fetchAll(db, sql: """
+                    SELECT id, edition_id, library_id, motivation, part, seconds, reading_order_item, device, at, last_error
+                    FROM annotation_outbox
+                    """),
+            ]
+        }
+        guard let rows, rows.values.contains(where: { !$0.isEmpty }) else { return }
+        try positions.inTransaction(.immediate) { db in
+            for (table, tableRows) in rows {
+                for row in tableRows {
+                    let columns = Array(row.columnNames)
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO \(table) (\(columns.joined(separator: ", "))) VALUES ("
+                            + columns.map { _ in "?" }.joined(separator: ", ") + ")",
+                        arguments: StatementArguments(row.databaseValues))
+                }
+            }
+            return .commit
+        }
+    }
+}
+
+/// A queued annotation with what posting it needs from the catalog.
+struct QueuedAnnotation {
+    var item: OutboxRecord
+    var entryID: String
+    var title: String
+    var annotationsURL: String?
+    var serviceURL: String?
+    var partTitle: String?
+}
+
+extension Store {
+    /// A library's queued positions and bookmarks, oldest first, with their titles' annotation links; items of
+    /// titles the catalog no longer has are left out.
+    func queuedAnnotations(of library: Library) throws(StoreError) -> [QueuedAnnotation] {
+        let items = try readPositions { db in
+            try OutboxRecord.filter(Column("library_id") == library.id).order(Column("id")).fetchAll(db)
+        }
+        guard !items.isEmpty else { return [] }
+        return try read { db in
+            let service = try String.fetchOne(db, sql: "SELECT annotations_url FROM library WHERE id = ?", arguments: [library.id])
+            return try items.compactMap { item in
+                guard let row = try Row.fetchOne(db, sql: """
+                    SELECT e.entry_id, e.title, e.annotations_url,
+                        (SELECT p.title FROM part p WHERE p.edition_id = e.id AND p.idx = ?) AS part_title
+                    FROM edition e WHERE e.id = ?
+                    """, arguments: [item.part, item.editionID])
+                else { return nil }
+                return QueuedAnnotation(
+                    item: item, entryID: row["entry_id"], title: row["title"], annotationsURL: row["annotations_url"],
+                    serviceURL: service, partTitle: row["part_title"])
+            }
+        }
+    }
+
+    /// Takes a pushed item off the queue, unless a newer position replaced it in the meantime.
+    func dequeue(_ item: OutboxRecord) throws(StoreError) {
+        try writePositions { db in
+            try db.execute(sql: "DELETE FROM annotation_outbox WHERE id = ? AND at = ?",
+                           arguments: [item.id, item.at.timeIntervalSince1970])
+        }
+    }
+
+    /// Records why an item (or, with nil, every item of the library) is still queued.
+    func setPushError(_ reason: String, item: Int64?, library libraryID: Int64) throws(StoreError) {
+        try writePositions { db in
+            if let item {
+                try db.execute(sql: "UPDATE annotation_outbox SET last_error = ? WHERE id = ?", arguments: [reason, item])
+            } else {
+                try db.execute(sql: "UPDATE annotation_outbox SET last_error = ? WHERE library_id = ?", arguments: [reason, libraryID])
+            }
+        }
+    }
+
+    /// Why the newest queued item of an edition has not been pushed yet, if it was tried.
+    func pendingPushError(of edition: EditionRef) throws(StoreError) -> String? {
+        try readPositions { db in
+            try String.fetchOne(db, sql: """
+                SELECT last_error FROM annotation_outbox WHERE edition_id = ? AND last_error IS NOT NULL ORDER BY id DESC LIMIT 1
+                """, arguments: [edition.rowID])
+        }
+    }
+}
