@@ -6,6 +6,8 @@ public struct DemoConfiguration: Sendable {
     public var pageSize: Int
     /// Size of a synthetic catalog; `nil` serves the built-in catalog.
     public var generatedEntries: Int?
+    /// With `generatedEntries`, the built-in titles (and their audio) come first, the synthetic ones after.
+    public var keepsBuiltInTitles = false
     /// The first patron's HTTP Basic username (library card barcode); the starting shelf is theirs.
     public var username: String
     /// The first patron's HTTP Basic password (PIN).

@@ -25,11 +25,13 @@ public final class DemoLibraryServer: Sendable {
         self.configuration = configuration
         var loadError: DemoLibraryError?
         let catalog: DemoCatalog
-        if let count = configuration.generatedEntries {
+        if let count = configuration.generatedEntries, !configuration.keepsBuiltInTitles {
             catalog = .generated(count: count)
         } else {
             do {
-                catalog = try .builtIn()
+                var builtIn = try DemoCatalog.builtIn()
+                if let count = configuration.generatedEntries { builtIn.appendGenerated(count: count) }
+                catalog = builtIn
             } catch {
                 loadError = error as? DemoLibraryError ?? .catalogUnreadable(String(describing: error))
                 catalog = DemoCatalog(titles: [])

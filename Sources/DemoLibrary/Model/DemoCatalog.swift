@@ -30,6 +30,11 @@ public struct DemoCatalog: Sendable {
         return catalog
     }
 
+    /// Adds `count` synthetic works after the ones already here.
+    mutating func appendGenerated(count: Int) {
+        slots += (0..<max(0, count)).map { .synthetic($0) }
+    }
+
     /// The built-in catalog: public-domain audiobooks in the LibriVox style and a few ebooks.
     public static func builtIn() throws -> DemoCatalog {
         guard let url = Bundle.module.url(forResource: "titles", withExtension: "json", subdirectory: "Catalog") else {
