@@ -103,6 +103,47 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aSecondDownloadOfATitleIsBusyAndKeepsItQueued() async throws {
+        let fixture = try await ready()
+        let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+        // A slow library keeps the first download going while the second one starts.
+        await fixture.server.state.setDelay(milliseconds: 300)
+        let (first, firstOut, _) = try fixture.shelf.start(["download", "7d3c0002"])
+        let store = try Store(home: Home(directory: fixture.shelf.home))
+        let edition = try store.resolveEdition(sherlock, in: try store.library(named: "demo"))
+        let clock = ContinuousClock()
+        let started = clock.now
+        while try store.lifecycle(of: edition).state != .downloading, clock.now - started < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let second = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(second.status == ShelfExit.busy.rawValue, "\(second.stderr)")
+        #expect(second.stderr.hasPrefix("shelf: another shelf is downloading The Adventures of Sherlock Holmes now (pid "),
+                "\(second.stderr)")
+        #expect(second.stderr.hasSuffix("; try again when it finishes\n"), "\(second.stderr)")
+        let queue = try JSONDecoder.iso.decode(
+            [QueuedDownload].self, from: Data(try await fixture.shelf.run(["queue", "--json"]).stdout.utf8))
+        #expect(queue.map(\.id) == [sherlock])
+        await fixture.server.state.setDelay(milliseconds: 0)
+        let firstOutput = try await offloaded {
+            let data = firstOut.fileHandleForReading.readDataToEndOfFile()
+            first.waitUntilExit()
+            return (first.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        #expect(firstOutput.0 == 0 && firstOutput.1.hasPrefix("Downloaded The Adventures of Sherlock Holmes"))
+        #expect(try await fixture.shelf.run(["queue"]).stdout == "The download queue is empty.\n")
+        await fixture.finish()
+    }
+
+    @Test func archivingATitleWithoutFilesSaysSo() async throws {
+        let fixture = try await ready()
+        let archive = try await fixture.shelf.run(["archive", "7d3c0002"])
+        #expect(archive.status == ShelfExit.notAllowed.rawValue)
+        #expect(archive.stderr == "shelf: cannot archive The Adventures of Sherlock Holmes: it has no downloaded files on this "
+                + "computer (`shelf download` fetches them)\n")
+        await fixture.finish()
+    }
+
     @Test func theQueueKeepsFailedTitlesInOrderAndDownloadAllDrainsIt() async throws {
         let fixture = try await ready()
         let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
