@@ -74,7 +74,7 @@ extension Shelf {
                 let wanted: [EditionRef]
                 if let id {
                     let edition = try store.resolveEdition(id, in: library)
-                    try queue.enqueue(edition, priority: priority)
+                    try queue.enqueue(edition, priority: QueuePriority(rawValue: priority) ?? .normal)
                     wanted = [edition]
                 } else {
                     _ = try queue.enqueueAllLoans()

@@ -33,7 +33,7 @@ extension Shelf.Queue {
                 Output.table(
                     ["#", "ID", "TITLE", "PRIORITY", "STATE", "PARTS", "LAST ERROR"],
                     entries.map { entry in
-                        [String(entry.position), entry.shortID, entry.title, entry.priority, entry.state.label,
+                        [String(entry.position), entry.shortID, entry.title, entry.priority.rawValue, entry.state.label,
                          entry.parts == 0 ? "-" : "\(entry.partsDone)/\(entry.parts)", entry.lastError ?? ""]
                     })
             }

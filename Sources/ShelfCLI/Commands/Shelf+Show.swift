@@ -86,9 +86,9 @@ struct DetailPrinter {
             Output.line()
             Output.line(Output.bold("Parts"))
             for part in detail.parts {
-                var status = part.status
-                if let reason = part.reason, part.status != "downloaded" { status += ": \(reason)" }
-                if let bytes = part.bytes, part.status == "downloaded" { status += " (\(bytes / 1024) KB)" }
+                var status = part.status.rawValue
+                if let reason = part.reason, part.status != .downloaded { status += ": \(reason)" }
+                if let bytes = part.bytes, part.status == .downloaded { status += " (\(bytes / 1024) KB)" }
                 Output.line("  \(String(format: "%3d", part.index + 1))  \(part.title ?? "Part \(part.index + 1)")  \(status)")
             }
         }

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What a download did.
 public struct DownloadReport: Codable, Sendable, Equatable {
@@ -74,7 +73,7 @@ public final class FulfilmentService {
         }
         defer { withExtendedLifetime(lock) {} }
         if summary.state == .downloaded {
-            return try report(summary, rowID: rowID, message: "\(summary.title) is already downloaded.")
+            return try report(summary, edition: edition, message: "\(summary.title) is already downloaded.")
         }
         // A run that was killed left the edition mid-way: step back to where it rests, then start again.
         var resting = try store.lifecycle(of: edition)
@@ -84,7 +83,7 @@ public final class FulfilmentService {
         guard [.loan, .free].contains(summary.entitlement) else {
             throw CirculationError.cannotBorrow(title: summary.title, reason: whyNotDownload(summary))
         }
-        let acquisition = try chooseAcquisition(detail, rowID: rowID)
+        let acquisition = try chooseAcquisition(detail, edition: edition)
         let isUpdate = resting.state == .updated
         try store.applyLifecycle(.downloadRequested, to: edition, reason: nil)
         if acquisition.leaf == .package {
@@ -96,14 +95,14 @@ public final class FulfilmentService {
             }
         }
         do {
-            var manifest = try manifest(for: acquisition, rowID: rowID, title: summary.title, refresh: isUpdate)
+            var manifest = try manifest(for: acquisition, edition: edition, title: summary.title, refresh: isUpdate)
             if let confirmLarge, let size = estimatedSize(manifest), size > largeThreshold, !confirmLarge(size) {
                 try store.applyLifecycle(.failed, to: edition, reason: "download cancelled by the patron")
-                return try report(summary, rowID: rowID, message: "Cancelled: \(summary.title) was not downloaded.")
+                return try report(summary, edition: edition, message: "Cancelled: \(summary.title) was not downloaded.")
             }
             try store.applyLifecycle(.authorised, to: edition, reason: nil)
             let target = bookDirectory(rowID: rowID, staging: isUpdate)
-            try recordParts(manifest, rowID: rowID)
+            try recordParts(manifest, edition: edition)
             var results: [Int: PartResult] = [:]
             for round in 0...refetchLimit {
                 let wanted = manifest.parts.filter { part in
@@ -127,17 +126,17 @@ public final class FulfilmentService {
                     guard Date().timeIntervalSince(lastWrite) > 1 else { return }
                     lastWrite = Date()
                     let percent = progress.total.flatMap { $0 > 0 ? "\(progress.received * 100 / $0)%" : nil }
-                    try? self.updatePart(rowID: rowID, index: progress.index, status: "downloading",
-                                         bytes: progress.received, reason: percent)
+                    try? self.store.updatePart(progress.index, of: edition, status: .downloading, bytes: progress.received,
+                                               reason: percent)
                 }
                 for (index, result) in fresh { results[index] = result }
-                try recordResults(fresh, rowID: rowID)
+                try recordResults(fresh, edition: edition)
                 let expired = fresh.values.contains { if case .expired = $0 { true } else { false } }
                 guard expired, round < refetchLimit else { break }
                 // Signed URLs or the token lapsed: fetch them again; parts are matched by position and path.
                 log?("part links expired; fetching the manifest again")
-                manifest = try self.manifest(for: acquisition, rowID: rowID, title: summary.title, refresh: true)
-                try recordParts(manifest, rowID: rowID)
+                manifest = try self.manifest(for: acquisition, edition: edition, title: summary.title, refresh: true)
+                try recordParts(manifest, edition: edition)
             }
             let failures = manifest.parts.compactMap { part -> String? in
                 switch results[part.index] {
@@ -151,14 +150,14 @@ public final class FulfilmentService {
                 let reason = "\(manifest.parts.count - failures.count) of \(manifest.parts.count) parts downloaded; "
                     + failures[0] + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
                 try store.applyLifecycle(.failed, to: edition, reason: reason)
-                var report = try report(summary, rowID: rowID, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
+                var report = try report(summary, edition: edition, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
                 report.failures = failures
                 return report
             }
             try store.applyLifecycle(.transferFinished, to: edition, reason: nil)
-            try finishProcessing(manifest, target: target, rowID: rowID, isUpdate: isUpdate)
+            try finishProcessing(manifest, target: target, edition: edition, isUpdate: isUpdate)
             try store.applyLifecycle(.processed, to: edition, reason: "\(manifest.parts.count) parts")
-            let done = try report(summary, rowID: rowID, message: "")
+            let done = try report(summary, edition: edition, message: "")
             var final = done
             final.message = "Downloaded \(summary.title): \(manifest.parts.count) part\(manifest.parts.count == 1 ? "" : "s"), "
                 + "\(Self.megabytes(done.bytes))."
@@ -231,7 +230,7 @@ public final class FulfilmentService {
             default: reason = "the package did not download"
             }
             try store.applyLifecycle(.failed, to: edition, reason: reason)
-            return try report(summary, rowID: rowID, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
+            return try report(summary, edition: edition, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
         }
         try store.applyLifecycle(.transferFinished, to: edition, reason: nil)
         let target = home.files(library: library.id, edition: rowID)
@@ -250,24 +249,20 @@ public final class FulfilmentService {
         let manifest = try AudiobookManifest.parse(data, url: manifestFile)
         if let scheme = manifest.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme.rawValue) }
         let base = target.standardizedFileURL.path + "/"
-        try store.write { db in
-            try db.execute(sql: "DELETE FROM part WHERE edition_id = ?", arguments: [rowID])
-            for part in manifest.parts {
-                let path = URL(string: part.href)?.standardizedFileURL.path ?? part.href
-                guard path.hasPrefix(base), FileManager.default.fileExists(atPath: path) else {
-                    throw FulfilmentError.malformedManifest(
-                        url: location.absoluteString, reason: "part \(part.index + 1) is not in the package")
-                }
-                let bytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
-                try db.execute(sql: """
-                    INSERT INTO part (edition_id, idx, href_path, file, title, duration, bytes, status, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, 'downloaded', ?)
-                    """, arguments: [rowID, part.index, String(path.dropFirst(base.count)), String(path.dropFirst(base.count)),
-                                     part.title, part.duration, bytes, Date().timeIntervalSince1970])
+        let parts = try manifest.parts.map { part -> PartRecord in
+            let path = URL(string: part.href)?.standardizedFileURL.path ?? part.href
+            guard path.hasPrefix(base), FileManager.default.fileExists(atPath: path) else {
+                throw FulfilmentError.malformedManifest(
+                    url: location.absoluteString, reason: "part \(part.index + 1) is not in the package")
             }
+            let bytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
+            let file = String(path.dropFirst(base.count))
+            return PartRecord(editionID: rowID, index: part.index, hrefPath: file, file: file, title: part.title,
+                              duration: part.duration, bytes: bytes, status: .downloaded)
         }
+        try store.replaceParts(parts, of: edition)
         try store.applyLifecycle(.processed, to: edition, reason: "packaged audiobook, \(manifest.parts.count) parts")
-        var done = try report(summary, rowID: rowID, message: "")
+        var done = try report(summary, edition: edition, message: "")
         done.message = "Downloaded \(summary.title): \(manifest.parts.count) parts from its package, \(Self.megabytes(done.bytes))."
         return done
     }
@@ -288,16 +283,13 @@ public final class FulfilmentService {
     }
 
     /// Picks the first acquisition path shelf can follow, or says why there is none.
-    private func chooseAcquisition(_ detail: EditionDetail, rowID: Int64) throws -> Route {
+    private func chooseAcquisition(_ detail: EditionDetail, edition: EditionRef) throws -> Route {
         guard detail.summary.medium == "audiobook" else {
             throw FulfilmentError.notAudiobook(title: detail.summary.title, medium: detail.summary.medium == "ebook" ? "ebook" : "item")
         }
         var acquisitions: [Acquisition] = []
         if detail.summary.entitlement == .loan {
-            let json = try store.read { db in
-                try String.fetchOne(db, sql: "SELECT acquisitions FROM loan WHERE edition_id = ?", arguments: [rowID])
-            }
-            acquisitions = json.flatMap { try? JSONDecoder().decode([Acquisition].self, from: Data($0.utf8)) } ?? []
+            acquisitions = try store.loanAcquisitions(of: edition)
         }
         if acquisitions.isEmpty {
             acquisitions = detail.acquisitions.map {
@@ -336,15 +328,11 @@ public final class FulfilmentService {
     // MARK: manifests
 
     /// The manifest: the stored one while its URLs are good, else fetched again through the fulfilment link.
-    private func manifest(for route: Route, rowID: Int64, title: String, refresh: Bool) throws -> AudiobookManifest {
-        if !refresh, let stored = try store.read({ db in
-            try Row.fetchOne(
-                db, sql: "SELECT manifest, manifest_url, expires_at FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
-        }) {
-            let expires: Double? = stored["expires_at"]
-            if expires.map({ $0 > Date().timeIntervalSince1970 + 60 }) ?? true,
-                let base = (stored["manifest_url"] as String?).flatMap(URL.init(string:)),
-                let manifest = try? AudiobookManifest.parse(Data((stored["manifest"] as String).utf8), url: base)
+    private func manifest(for route: Route, edition: EditionRef, title: String, refresh: Bool) throws -> AudiobookManifest {
+        if !refresh, let stored = try store.fulfilment(of: edition) {
+            if stored.expiresAt.map({ $0.timeIntervalSinceNow > 60 }) ?? true,
+                let base = stored.manifestURL.flatMap(URL.init(string:)),
+                let manifest = try? AudiobookManifest.parse(Data(stored.manifest.utf8), url: base)
             {
                 return manifest
             }
@@ -360,13 +348,8 @@ public final class FulfilmentService {
         if let scheme = manifest.protection { throw FulfilmentError.protected(title: title, scheme: scheme.rawValue) }
         // The library's own document is kept as it came, so the player reads the same Readium manifest.
         let json = String(decoding: response.body, as: UTF8.self)
-        try store.write { db in
-            try db.execute(sql: """
-                INSERT INTO fulfilment (edition_id, manifest, manifest_url, expires_at, fetched_at) VALUES (?, ?, ?, ?, ?)
-                ON CONFLICT (edition_id) DO UPDATE SET manifest = excluded.manifest, manifest_url = excluded.manifest_url,
-                    expires_at = excluded.expires_at, fetched_at = excluded.fetched_at
-                """, arguments: [rowID, json, source, expiresAt?.timeIntervalSince1970, Date().timeIntervalSince1970])
-        }
+        try store.saveFulfilment(
+            FulfilmentRecord(editionID: edition.rowID, manifest: json, manifestURL: source, expiresAt: expiresAt))
         return manifest
     }
 
@@ -405,54 +388,30 @@ public final class FulfilmentService {
 
     // MARK: parts in the store
 
-    private func recordParts(_ manifest: AudiobookManifest, rowID: Int64) throws {
-        try store.write { db in
-            let known = Set(try Int.fetchAll(db, sql: "SELECT idx FROM part WHERE edition_id = ?", arguments: [rowID]))
-            try db.execute(sql: "DELETE FROM part WHERE edition_id = ? AND idx >= ?", arguments: [rowID, manifest.parts.count])
-            for part in manifest.parts {
-                if known.contains(part.index) {
-                    try db.execute(sql: """
-                        UPDATE part SET href_path = ?, file = ?, title = ?, duration = ?, updated_at = ?
-                        WHERE edition_id = ? AND idx = ?
-                        """, arguments: [part.stablePath, Self.fileName(part), part.title, part.duration,
-                                         Date().timeIntervalSince1970, rowID, part.index])
-                } else {
-                    try db.execute(sql: """
-                        INSERT INTO part (edition_id, idx, href_path, file, title, duration, bytes, status, updated_at)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?)
-                        """, arguments: [rowID, part.index, part.stablePath, Self.fileName(part), part.title,
-                                         part.duration, part.length, Date().timeIntervalSince1970])
-                }
-            }
-        }
+    private func recordParts(_ manifest: AudiobookManifest, edition: EditionRef) throws {
+        try store.planParts(manifest.parts.map { part in
+            PartRecord(editionID: edition.rowID, index: part.index, hrefPath: part.stablePath, file: Self.fileName(part),
+                       title: part.title, duration: part.duration, bytes: part.length, status: .pending)
+        }, of: edition)
     }
 
-    private func updatePart(rowID: Int64, index: Int, status: String, bytes: Int64?, reason: String?) throws {
-        try store.write { db in
-            try db.execute(sql: """
-                UPDATE part SET status = ?, bytes = COALESCE(?, bytes), reason = ?, updated_at = ? WHERE edition_id = ? AND idx = ?
-                """, arguments: [status, bytes, reason, Date().timeIntervalSince1970, rowID, index])
-        }
-    }
-
-    private func recordResults(_ results: [Int: PartResult], rowID: Int64) throws {
+    private func recordResults(_ results: [Int: PartResult], edition: EditionRef) throws {
         for (index, result) in results {
             switch result {
-            case .complete(let bytes): try updatePart(rowID: rowID, index: index, status: "downloaded", bytes: bytes, reason: nil)
+            case .complete(let bytes): try store.updatePart(index, of: edition, status: .downloaded, bytes: bytes, reason: nil)
             case .expired(let status):
-                try updatePart(rowID: rowID, index: index, status: "expired", bytes: nil, reason: "link expired (\(status))")
-            case .failed(let reason): try updatePart(rowID: rowID, index: index, status: "failed", bytes: nil, reason: reason)
+                try store.updatePart(index, of: edition, status: .expired, bytes: nil, reason: "link expired (\(status))")
+            case .failed(let reason): try store.updatePart(index, of: edition, status: .failed, bytes: nil, reason: reason)
             }
         }
     }
 
     /// Writes the manifest (as the library sent it) beside the parts and, for an update, swaps the new copy in
     /// for the old one.
-    private func finishProcessing(_ manifest: AudiobookManifest, target: URL, rowID: Int64, isUpdate: Bool) throws {
+    private func finishProcessing(_ manifest: AudiobookManifest, target: URL, edition: EditionRef, isUpdate: Bool) throws {
+        let rowID = edition.rowID
         do {
-            let raw = try store.read { db in
-                try String.fetchOne(db, sql: "SELECT manifest FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
-            } ?? "{}"
+            let raw = try store.fulfilment(of: edition)?.manifest ?? "{}"
             try Data(raw.utf8).write(to: target.appendingPathComponent("manifest.json"), options: .atomic)
             guard isUpdate else { return }
             let final = home.files(library: library.id, edition: rowID)
@@ -466,13 +425,13 @@ public final class FulfilmentService {
         }
     }
 
-    private func report(_ summary: EditionSummary, rowID: Int64, message: String) throws -> DownloadReport {
-        let parts = try store.parts(of: rowID)
-        let state = try store.read { db in try Store.lifecycle(db, rowID) }.state
+    private func report(_ summary: EditionSummary, edition: EditionRef, message: String) throws -> DownloadReport {
+        let parts = try store.parts(of: edition)
+        let state = try store.lifecycle(of: edition).state
         return DownloadReport(
             id: summary.id, title: summary.title, state: state, parts: parts.count,
-            completeParts: parts.filter { $0.status == "downloaded" }.count,
-            bytes: parts.filter { $0.status == "downloaded" }.reduce(0) { $0 + ($1.bytes ?? 0) }, failures: [],
+            completeParts: parts.filter { $0.status == .downloaded }.count,
+            bytes: parts.filter { $0.status == .downloaded }.reduce(0) { $0 + ($1.bytes ?? 0) }, failures: [],
             message: message)
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// A borrowed or free audiobook as the player sees it: its part files in reading order, how long each lasts,
 /// and its chapters.
@@ -14,8 +13,8 @@ public struct Audiobook: Sendable {
         public var title: String?
         /// Seconds, as the manifest states it (the player prefers the file's own length once it has it).
         public var duration: Double?
-        /// The part row's status: downloaded, pending, downloading, failed…
-        public var status: String
+        /// Where the part's file stands: downloaded, pending, downloading, failed…
+        public var status: PartState
         /// Percent downloaded, when the part is under way.
         public var progress: String?
     }
@@ -66,12 +65,9 @@ extension Store {
         let detail = try self.edition(edition)
         let rowID = edition.rowID
         let directory = home.files(library: edition.libraryID, edition: rowID)
-        let (rows, manifestText, manifestURL) = try read { db in
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
-            let fulfilment = try Row.fetchOne(
-                db, sql: "SELECT manifest, manifest_url FROM fulfilment WHERE edition_id = ?", arguments: [rowID])
-            return (rows, fulfilment?["manifest"] as String?, fulfilment?["manifest_url"] as String?)
-        }
+        let rows = try partRecords(of: edition)
+        let fulfilment = try self.fulfilment(of: edition)
+        let (manifestText, manifestURL) = (fulfilment?.manifest, fulfilment?.manifestURL)
         var manifest: AudiobookManifest?
         if let manifestText, let base = manifestURL.flatMap(URL.init(string:)) {
             manifest = try? AudiobookManifest.parse(Data(manifestText.utf8), url: base)
@@ -80,15 +76,13 @@ extension Store {
             manifest = try? AudiobookManifest.parse(data, url: directory.appendingPathComponent("manifest.json"))
         }
         let parts = rows.map { row -> Audiobook.Part in
-            let index: Int = row["idx"]
-            let href = manifest?.parts.first { $0.index == index }?.href
+            let href = manifest?.parts.first { $0.index == row.index }?.href
             // What annotations name the part by, as PositionSync matches it; a packaged book's file URLs are local.
-            let item = href.flatMap { $0.hasPrefix("file:") ? nil : PositionSync.withoutQuery($0) } ?? (row["href_path"] as String)
-            let status: String = row["status"]
+            let item = href.flatMap { $0.hasPrefix("file:") ? nil : PositionSync.withoutQuery($0) } ?? row.hrefPath
             return Audiobook.Part(
-                index: index, file: directory.appendingPathComponent(row["file"]), readingOrderItem: item,
-                title: row["title"], duration: row["duration"], status: status,
-                progress: status == "downloading" ? row["reason"] : nil)
+                index: row.index, file: directory.appendingPathComponent(row.file), readingOrderItem: item,
+                title: row.title, duration: row.duration, status: row.status,
+                progress: row.status == .downloading ? row.reason : nil)
         }
         return Audiobook(
             edition: edition, summary: detail.summary, parts: parts,

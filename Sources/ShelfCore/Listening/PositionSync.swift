@@ -1,5 +1,4 @@
 import Foundation
-import GRDB
 
 /// What a push of queued positions and bookmarks did.
 public struct PushReport: Codable, Sendable, Equatable {
@@ -92,36 +91,25 @@ public final class PositionSync: @unchecked Sendable {
     }
 
     private func book(_ edition: EditionRef) throws -> Book {
-        let rowID = edition.rowID
-        return try store.read { db in
-            guard let row = try Row.fetchOne(db, sql: """
-                SELECT e.entry_id, e.title, e.annotations_url, l.annotations_url AS service, f.manifest, f.manifest_url
-                FROM edition e JOIN library l ON l.id = e.library_id LEFT JOIN fulfilment f ON f.edition_id = e.id
-                WHERE e.id = ?
-                """, arguments: [rowID])
-            else { throw StoreError.editionNotFound("\(rowID)") }
-            var book = Book(entryID: row["entry_id"], title: row["title"], annotationsURL: row["annotations_url"],
-                            serviceURL: row["service"], hrefs: [], titles: [], durations: [])
-            let manifestText: String? = row["manifest"]
-            let manifestURL = (row["manifest_url"] as String?).flatMap(URL.init(string:))
-                ?? URL(fileURLWithPath: "/manifest.json")
-            if let manifestText, let manifest = try? AudiobookManifest.parse(Data(manifestText.utf8), url: manifestURL),
-                !manifest.parts.isEmpty
-            {
-                book.hrefs = manifest.parts.map(\.href)
-                book.titles = manifest.parts.map(\.title)
-                book.durations = manifest.parts.map(\.duration)
-            } else {
-                for part in try Row.fetchAll(
-                    db, sql: "SELECT href_path, title, duration FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
-                {
-                    book.hrefs.append(part["href_path"])
-                    book.titles.append(part["title"])
-                    book.durations.append(part["duration"])
-                }
+        let detail = try store.edition(edition)
+        var book = Book(entryID: edition.entryID, title: detail.summary.title, annotationsURL: detail.annotationsURL,
+                        serviceURL: try store.library(named: library.name).annotationsURL, hrefs: [], titles: [], durations: [])
+        let fulfilment = try store.fulfilment(of: edition)
+        let manifestURL = fulfilment?.manifestURL.flatMap(URL.init(string:)) ?? URL(fileURLWithPath: "/manifest.json")
+        if let fulfilment, let manifest = try? AudiobookManifest.parse(Data(fulfilment.manifest.utf8), url: manifestURL),
+            !manifest.parts.isEmpty
+        {
+            book.hrefs = manifest.parts.map(\.href)
+            book.titles = manifest.parts.map(\.title)
+            book.durations = manifest.parts.map(\.duration)
+        } else {
+            for part in try store.partRecords(of: edition) {
+                book.hrefs.append(part.hrefPath)
+                book.titles.append(part.title)
+                book.durations.append(part.duration)
             }
-            return book
         }
+        return book
     }
 
     // MARK: pull

@@ -350,9 +350,7 @@ extension Store {
                 firstSeenAt: Date(timeIntervalSince1970: row["first_seen_at"]),
                 changedAt: Date(timeIntervalSince1970: row["changed_at"]),
                 removedAt: row.date("removed_at"),
-                parts: try Row.fetchAll(db, sql: "SELECT * FROM part WHERE edition_id = ? ORDER BY idx", arguments: [rowID])
-                    .map { PartStatus(index: $0["idx"], title: $0["title"], status: $0["status"], bytes: $0["bytes"],
-                                      expectedBytes: nil, reason: $0["reason"]) },
+                parts: try Self.partRecords(db, rowID).map(\.partStatus),
                 history: history)
         }
     }

@@ -7,19 +7,19 @@ struct KnownPage: Sendable {
     var lastModified: String?
     var nextURL: String?
 
-    static func key(kind: String, url: String) -> String { kind + " " + url }
+    static func key(kind: FeedKind, url: String) -> String { kind.rawValue + " " + url }
 }
 
 /// What the fetcher hands to the thread that writes the store, in feed order.
 enum FetchEvent: Sendable {
     /// A page answered 200; its entries follow.
-    case page(kind: String, url: String, position: Int, etag: String?, lastModified: String?)
+    case page(kind: FeedKind, url: String, position: Int, etag: String?, lastModified: String?)
     /// Entries already flattened and hashed, so the writing thread only compares and writes.
     case entries([EntryRecord])
     /// The page's feed-level metadata, known once the whole document has been read.
     case pageEnd(OPDSFeedInfo, count: Int)
     /// A page answered 304: what the store has for it is still current.
-    case notModified(kind: String, url: String, position: Int)
+    case notModified(kind: FeedKind, url: String, position: Int)
     /// Every page was read; `crawlable` is the crawlable feed's URL when the root linked one, `shelf` the loans
     /// feed's URL when the patron's loans were read.
     case finished(crawlable: String?, shelf: String?)
@@ -103,17 +103,17 @@ final class FeedFetcher: @unchecked Sendable {
     /// Walks the root feed and, when it links one, the crawlable feed; every outcome goes into `channel`.
     func run(root: URL, into channel: FetchChannel) {
         do {
-            guard let firstInfo = try chain(start: root, kind: "root", channel: channel) else { return }
+            guard let firstInfo = try chain(start: root, kind: .root, channel: channel) else { return }
             let crawlable = firstInfo.info?.crawlable?.href ?? (firstInfo.info == nil ? storedCrawlable : nil)
             if let crawlable, let url = URL(string: crawlable) {
-                guard try chain(start: url, kind: "catalog", channel: channel) != nil else { return }
+                guard try chain(start: url, kind: .catalog, channel: channel) != nil else { return }
             }
             // The patron's loans and holds, when signed in: a feed of its own, read with their credentials.
             var shelf: String?
             if let session, session.isSignedIn,
                 let href = firstInfo.info?.shelf?.href ?? storedShelf, let url = URL(string: href)
             {
-                guard try chain(start: url, kind: "loans", channel: channel) != nil else { return }
+                guard try chain(start: url, kind: .loans, channel: channel) != nil else { return }
                 shelf = href
             }
             _ = channel.put(.finished(crawlable: crawlable, shelf: shelf))
@@ -128,14 +128,14 @@ final class FeedFetcher: @unchecked Sendable {
     }
 
     /// Follows `next` links from `start`. Returns nil when the writer has gone away.
-    private func chain(start: URL, kind: String, channel: FetchChannel) throws -> First? {
+    private func chain(start: URL, kind: FeedKind, channel: FetchChannel) throws -> First? {
         var first = First()
         var next: URL? = start
         var position = 0
         while let url = next {
             position += 1
             let key = url.absoluteString
-            let feed = Self.feedName(kind)
+            let feed = kind.name
             if visited.contains(key) { throw SyncError.paginationLoop(feed: feed, page: position - 1, url: key) }
             if position > maxPages { throw SyncError.tooManyPages(feed: feed, limit: maxPages) }
             visited.insert(key)
@@ -151,19 +151,18 @@ final class FeedFetcher: @unchecked Sendable {
         var next: String?
     }
 
-    static func feedName(_ kind: String) -> String { kind == "loans" ? "loans feed" : "catalog" }
 
-    private func fetch(url: URL, kind: String, position: Int, channel: FetchChannel) throws -> Page? {
+    private func fetch(url: URL, kind: FeedKind, position: Int, channel: FetchChannel) throws -> Page? {
         let address = url.absoluteString
-        let feed = Self.feedName(kind)
+        let feed = kind.name
         // The loans feed is small and the patron's own: always read whole, never from validators.
-        let stored = kind == "loans" ? nil : known[KnownPage.key(kind: kind, url: address)]
+        let stored = kind == .loans ? nil : known[KnownPage.key(kind: kind, url: address)]
         let validators = stored.map { CacheValidators(etag: $0.etag, lastModified: $0.lastModified) }
         log?("fetching \(feed) page \(position): \(Redaction.url(address))")
         let accept = ["Accept": "application/atom+xml;profile=opds-catalog, application/atom+xml, application/xml;q=0.9, */*;q=0.5"]
         let response: HTTPResponse
         do {
-            if kind == "loans", let session {
+            if kind == .loans, let session {
                 response = try session.send(url, headers: accept, spillingTo: scratch)
             } else {
                 response = try http.get(url, headers: accept, validators: validators, spillingTo: scratch)

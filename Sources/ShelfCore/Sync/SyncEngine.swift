@@ -141,14 +141,7 @@ public final class SyncEngine {
     }
 
     private func recordFailure(_ library: Library, started: Date, message: String) {
-        _ = try? store.write { db in
-            try db.execute(sql: """
-                INSERT INTO sync_run (library_id, started_at, finished_at, status, message) VALUES (?, ?, ?, 'failed', ?)
-                """, arguments: [library.id, started.timeIntervalSince1970, Date().timeIntervalSince1970, message])
-            try db.execute(sql: """
-                UPDATE library SET last_sync_at = ?, last_sync_status = 'failed', last_sync_message = ? WHERE id = ?
-                """, arguments: [Date().timeIntervalSince1970, message, library.id])
-        }
+        try? store.recordFailedSync(libraryID: library.id, startedAt: started, message: message)
     }
 
     private func run(_ given: Library, session: LibrarySession, db: Database, started: Date, scratch: URL) throws
@@ -156,21 +149,17 @@ public final class SyncEngine {
     {
         // What the last sync learnt (the crawlable feed's URL) is read afresh, not taken from the caller's copy.
         let library = try Store.library(db, name: given.name)
-        try db.execute(
-            sql: "INSERT INTO sync_run (library_id, started_at, status) VALUES (?, ?, 'running')",
-            arguments: [library.id, started.timeIntervalSince1970])
-        let syncID = db.lastInsertedRowID
+        var run = SyncRunRecord(libraryID: library.id, startedAt: started.timeIntervalSince1970, status: .running)
+        try run.insert(db)
+        let syncID = run.id!
         let applier = try EntryApplier(db: db, libraryID: library.id, syncID: syncID, now: started)
         var summary = SyncSummary(library: library.name)
         guard let rootURL = URL(string: library.url) else { throw NetworkError.unsupportedURL(library.url) }
 
         var known: [String: KnownPage] = [:]
-        for row in try Row.fetchAll(
-            db, sql: "SELECT id, kind, url, etag, last_modified, next_url FROM feed_page WHERE library_id = ?",
-            arguments: [library.id])
-        {
-            known[KnownPage.key(kind: row["kind"], url: row["url"])] = KnownPage(
-                id: row["id"], etag: row["etag"], lastModified: row["last_modified"], nextURL: row["next_url"])
+        for page in try FeedPageRecord.all(db, libraryID: library.id) {
+            known[KnownPage.key(kind: page.kind, url: page.url)] = KnownPage(
+                id: page.id!, etag: page.etag, lastModified: page.lastModified, nextURL: page.nextURL)
         }
 
         // Fetching and parsing run on a thread of their own while this one writes, so the two overlap.
@@ -211,17 +200,11 @@ public final class SyncEngine {
             switch channel.take() {
             case .page(let kind, let url, let position, let etag, let lastModified):
                 summary.pages += 1
-                try db.execute(sql: """
-                    INSERT INTO feed_page (library_id, kind, url, position, etag, last_modified, fetched_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    ON CONFLICT (library_id, kind, url) DO UPDATE SET position = excluded.position,
-                        etag = excluded.etag, last_modified = excluded.last_modified, fetched_at = excluded.fetched_at
-                    """, arguments: [library.id, kind, url, position, etag, lastModified, now])
-                pageID = try Int64.fetchOne(
-                    db, sql: "SELECT id FROM feed_page WHERE library_id = ? AND kind = ? AND url = ?",
-                    arguments: [library.id, kind, url])!
-                onRootPage = kind == "root" && position == 1
-                onLoansPage = kind == "loans"
+                pageID = try FeedPageRecord.fetched(
+                    db, libraryID: library.id, kind: kind, url: url, position: position, etag: etag,
+                    lastModified: lastModified, at: now)
+                onRootPage = kind == .root && position == 1
+                onLoansPage = kind == .loans
                 if onRootPage { rootPageID = pageID }
             case .entries(let batch):
                 if onLoansPage {
@@ -234,8 +217,7 @@ public final class SyncEngine {
                     entries += batch.count
                 }
             case .pageEnd(let info, let pageEntries):
-                try db.execute(sql: "UPDATE feed_page SET next_url = ?, entry_count = ? WHERE id = ?",
-                               arguments: [info.next?.href, pageEntries, pageID])
+                try FeedPageRecord.finished(db, id: pageID, next: info.next?.href, entries: pageEntries)
                 if onRootPage { rootInfo = info }
                 annotationService = info.link(OPDSVocabulary.relAnnotations)?.href ?? annotationService
                 warnings += info.warnings
@@ -243,8 +225,7 @@ public final class SyncEngine {
                 summary.pages += 1
                 summary.pagesNotModified += 1
                 guard let page = known[KnownPage.key(kind: kind, url: url)] else { continue }
-                try db.execute(sql: "UPDATE feed_page SET fetched_at = ?, position = ? WHERE id = ?",
-                               arguments: [now, position, page.id])
+                try FeedPageRecord.unchanged(db, id: page.id, position: position, at: now)
                 entries += try applier.markPageSeen(page.id)
                 onRootPage = false
             case .finished(let crawlableURL, let shelfURL):
@@ -289,27 +270,17 @@ public final class SyncEngine {
         (summary.loans, summary.holds) = try Store.shelfCounts(db, libraryID: library.id)
 
         // Pages not visited this time are no longer part of the feed.
-        try db.execute(sql: """
-            DELETE FROM feed_page WHERE library_id = ? AND fetched_at < ?
-            """, arguments: [library.id, started.timeIntervalSince1970])
+        try FeedPageRecord.forgetUnvisited(db, libraryID: library.id, before: started.timeIntervalSince1970)
         let info = rootInfo
-        try db.execute(sql: """
-            UPDATE library SET catalog_title = COALESCE(?, catalog_title), crawlable_url = ?,
-                shelf_url = COALESCE(?, shelf_url), auth_document_url = COALESCE(?, auth_document_url),
-                annotations_url = COALESCE(?, annotations_url), last_sync_at = ?, last_sync_ok_at = ?, last_sync_status = 'ok', last_sync_message = ?
-            WHERE id = ?
-            """, arguments: [
-                info?.title, crawlable, info?.shelf?.href ?? shelfRead, info?.authDocument?.href, annotationService,
-                Date().timeIntervalSince1970,
-                Date().timeIntervalSince1970, summary.line, library.id,
-            ])
-        try db.execute(sql: """
-            UPDATE sync_run SET finished_at = ?, status = 'ok', pages = ?, pages_not_modified = ?, entries = ?,
-                added = ?, changed = ?, removed = ?, message = ? WHERE id = ?
-            """, arguments: [
-                Date().timeIntervalSince1970, summary.pages, summary.pagesNotModified, summary.entries,
-                summary.added, summary.changed, summary.removed, summary.line, syncID,
-            ])
+        try Store.recordSyncedLibrary(
+            db, libraryID: library.id, catalogTitle: info?.title, crawlableURL: crawlable,
+            shelfURL: info?.shelf?.href ?? shelfRead, authDocumentURL: info?.authDocument?.href,
+            annotationsURL: annotationService, message: summary.line)
+        run.finishedAt = Date().timeIntervalSince1970
+        run.status = .ok
+        (run.pages, run.pagesNotModified, run.entries) = (summary.pages, summary.pagesNotModified, summary.entries)
+        (run.added, run.changed, run.removed, run.message) = (summary.added, summary.changed, summary.removed, summary.line)
+        try run.update(db)
         return summary
     }
 

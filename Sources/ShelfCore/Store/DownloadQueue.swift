@@ -7,7 +7,7 @@ public struct QueuedDownload: Codable, Sendable, Equatable {
     public var id: String
     public var shortID: String
     public var title: String
-    public var priority: String
+    public var priority: QueuePriority
     public var state: LifecycleState
     public var lastError: String?
     /// Parts already downloaded, of how many (0 of 0 before the manifest is known).
@@ -15,12 +15,21 @@ public struct QueuedDownload: Codable, Sendable, Equatable {
     public var parts: Int
 }
 
+/// How urgently a title is wanted.
+public enum QueuePriority: String, Codable, Sendable, CaseIterable, DatabaseValueConvertible {
+    /// To the top of the queue.
+    case high
+    /// To the bottom.
+    case normal
+}
+
 /// Where to move a title in the queue.
 public enum QueueMove: String, Sendable, CaseIterable {
     case top, bottom, up, down
 }
 
-/// The persisted download queue of one library: titles are drained in position order.
+/// The persisted download queue of one library (table `download_queue`, whose one owner this is): titles are
+/// drained in position order. What leaves it after a download is decided in Fulfilment (`settle`).
 public struct DownloadQueue: Sendable {
     let store: Store
     let library: Library
@@ -31,18 +40,18 @@ public struct DownloadQueue: Sendable {
     }
 
     /// Adds a title (or changes its priority): `high` goes to the top, `normal` to the bottom.
-    public func enqueue(_ edition: EditionRef, priority: String = "normal") throws {
+    public func enqueue(_ edition: EditionRef, priority: QueuePriority = .normal) throws {
         let rowID = edition.rowID
         try store.write { db in
             let bounds = try Row.fetchOne(
                 db, sql: "SELECT MIN(position), MAX(position) FROM download_queue WHERE library_id = ?", arguments: [library.id])
             let low: Double = bounds?[0] ?? 0
             let high: Double = bounds?[1] ?? 0
-            let position = priority == "high" ? low - 1 : high + 1
+            let position = priority == .high ? low - 1 : high + 1
             let exists = try Bool.fetchOne(
                 db, sql: "SELECT 1 FROM download_queue WHERE edition_id = ?", arguments: [rowID]) ?? false
             if exists {
-                if priority == "high" {
+                if priority == .high {
                     try db.execute(sql: "UPDATE download_queue SET position = ?, priority = 'high' WHERE edition_id = ?",
                                    arguments: [position, rowID])
                 }
@@ -93,22 +102,6 @@ public struct DownloadQueue: Sendable {
         }
     }
 
-    /// Settles a queued title after a download attempt: a complete download leaves the queue, one that stopped
-    /// short stays with its first failure noted, and a failure leaves it only when it can never succeed.
-    public func settle(_ edition: EditionRef, after outcome: Result<DownloadReport, any Error>) throws {
-        switch outcome {
-        case .success(let report):
-            if report.state == .downloaded { try remove(edition) } else { try recordError(edition, report.failures.first) }
-        case .failure(let error):
-            let failure = error as? ShelfFailure
-            if failure?.endsQueuedDownload == true {
-                try remove(edition)
-            } else {
-                try recordError(edition, failure?.description ?? "\(error)")
-            }
-        }
-    }
-
     /// The queued titles in order, resolved.
     public func editions() throws(StoreError) -> [EditionRef] {
         try store.read { db in
@@ -137,15 +130,5 @@ public struct DownloadQueue: Sendable {
                     partsDone: row["done"], parts: row["parts"])
             }
         }
-    }
-
-    /// Every playable loan or open-access audiobook without a complete local copy, added to the end.
-    public func enqueueAllLoans() throws -> Int {
-        let candidates = try store.editions(of: library).filter { edition in
-            edition.entitlement == .loan && edition.medium == "audiobook" && edition.protection == nil
-                && (edition.state == .new || edition.state == .updated || edition.state.isInProgress)
-        }
-        for edition in candidates { try enqueue(try store.resolveEdition(edition.id, in: library)) }
-        return candidates.count
     }
 }
