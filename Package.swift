@@ -33,6 +33,12 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
+        // OpenSSL's libcrypto, already loaded with libcurl: the SHA-256 of downloaded parts.
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // glibc's allocator knobs (malloc.h), which the Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
         .target(
@@ -41,6 +47,7 @@ let package = Package(
                 "CLibXML2",
                 "CCurl",
                 "CArchive",
+                "CCrypto",
                 "CMalloc",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,26 +1,40 @@
 import Foundation
+import Synchronization
 
 /// Sends a patron's requests to one library with their credentials, getting and renewing bearer tokens for
 /// the basic-token flow, and erasing credentials the library rejects.
 ///
-/// Credentials go only to the library's own host. One session serves one thread at a time.
-public final class LibrarySession: @unchecked Sendable {
+/// Credentials go only to the library's own host. Safe to share between threads: a lock guards the credentials
+/// and token, never a request, and senders that find the token lapsed wait for one renewal between them.
+public final class LibrarySession: Sendable {
     public let library: Library
     private let credentialStore: CredentialStore
     private let http: HTTPClient
-    private var credentials: Credentials?
-    private let lock = NSLock()
+    private let state: Mutex<State>
     /// A token is renewed this long before it expires, so a request never carries one about to lapse.
     private let renewalMargin: TimeInterval = 60
+
+    private struct State {
+        var credentials: Credentials?
+        /// The token request one sender started; the others wait for it rather than ask for tokens of their own.
+        var renewal: Background<Credentials>?
+    }
+
+    /// The Authorization header a request went with, and what it came from.
+    private struct Authorization {
+        var header: String
+        /// The bearer token sent, for the basic-token flow.
+        var token: String?
+    }
 
     public init(library: Library, credentialStore: CredentialStore, configuration: HTTPConfiguration) throws(CirculationError) {
         self.library = library
         self.credentialStore = credentialStore
         self.http = HTTPClient(configuration: configuration)
-        self.credentials = try credentialStore.load(library.name)
+        self.state = Mutex(State(credentials: try credentialStore.load(library.name)))
     }
 
-    public var isSignedIn: Bool { lock.withLock { credentials != nil } }
+    public var isSignedIn: Bool { state.withLock { $0.credentials != nil } }
 
     /// Whether `url` is on the library's host, the only place credentials are sent.
     private func isLibraryHost(_ url: URL) -> Bool {
@@ -37,60 +51,90 @@ public final class LibrarySession: @unchecked Sendable {
         _ url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
         validators: CacheValidators? = nil, spillingTo file: URL? = nil
     ) throws -> HTTPResponse {
-        try lock.withLock {
-            var retried = false
-            while true {
-                var allHeaders = headers
-                let usedToken: Bool
-                if let credentials, isLibraryHost(url) {
-                    let (value, token) = try authorization(credentials)
-                    allHeaders["Authorization"] = value
-                    usedToken = token
-                } else {
-                    usedToken = false
-                }
-                let response: HTTPResponse
-                if let file {
-                    response = try http.get(url, headers: allHeaders, validators: validators, spillingTo: file)
-                } else {
-                    response = try http.request(url, method: method, headers: allHeaders, body: body)
-                }
-                guard response.status == 401, credentials != nil, isLibraryHost(url) else { return response }
-                let problem = ProblemDocument.parse(response.body)
-                if usedToken && !retried && (problem?.isRecoverableAuth ?? true) {
-                    // The token lapsed early or was revoked: the card and PIN may still be good.
-                    credentials?.token = nil
-                    retried = true
-                    continue
-                }
-                if problem?.isRecoverableAuth == true { return response }
-                credentials = nil
-                credentialStore.erase(library.name)
-                throw CirculationError.credentialsRejected(library: library.name)
+        let toLibrary = isLibraryHost(url)
+        var retried = false
+        while true {
+            var allHeaders = headers
+            let sent = toLibrary ? try authorization() : nil
+            if let sent { allHeaders["Authorization"] = sent.header }
+            let response: HTTPResponse
+            if let file {
+                response = try http.get(url, headers: allHeaders, validators: validators, spillingTo: file)
+            } else {
+                response = try http.request(url, method: method, headers: allHeaders, body: body)
             }
+            guard response.status == 401, let sent else { return response }
+            let problem = ProblemDocument.parse(response.body)
+            if let token = sent.token, !retried, problem?.isRecoverableAuth ?? true {
+                // The token lapsed early or was revoked: the card and PIN may still be good. Another sender
+                // may have replaced it already; then theirs is used.
+                state.withLock { if $0.credentials?.token == token { $0.credentials?.token = nil } }
+                retried = true
+                continue
+            }
+            if problem?.isRecoverableAuth == true { return response }
+            throw forgetCredentials()
         }
     }
 
-    /// The Authorization header for the stored credentials, getting a token first when the flow needs one.
-    private func authorization(_ stored: Credentials) throws -> (String, Bool) {
-        guard stored.authType == AuthenticationDocument.basicTokenType else {
-            return (Self.basic(stored.username, stored.password), false)
+    /// Erases the credentials the library no longer accepts, and says so.
+    private func forgetCredentials() -> CirculationError {
+        state.withLock { $0.credentials = nil }
+        credentialStore.erase(library.name)
+        return CirculationError.credentialsRejected(library: library.name)
+    }
+
+    /// The Authorization header for the stored credentials, getting a token first when the flow needs one;
+    /// nil when the patron is not signed in.
+    private func authorization() throws -> Authorization? {
+        enum Next {
+            case send(Authorization)
+            case wait(Background<Credentials>)
         }
-        if let token = stored.token, let expires = stored.tokenExpiresAt, expires.timeIntervalSinceNow > renewalMargin {
-            return ("Bearer \(token)", true)
+        let next: Next? = state.withLock { state in
+            guard let stored = state.credentials else { return nil }
+            guard stored.authType == AuthenticationDocument.basicTokenType else {
+                return .send(Authorization(header: Self.basic(stored.username, stored.password)))
+            }
+            if let token = stored.token, let expires = stored.tokenExpiresAt, expires.timeIntervalSinceNow > renewalMargin {
+                return .send(Authorization(header: "Bearer \(token)", token: token))
+            }
+            if let renewal = state.renewal { return .wait(renewal) }
+            // The request runs on a thread of its own, so no sender holds the lock while it is on the network.
+            let (http, name) = (http, library.name)
+            let renewal = Background { try Self.fetchToken(http: http, credentials: stored, library: name) }
+            state.renewal = renewal
+            return .wait(renewal)
         }
-        let renewed: Credentials
-        do {
-            renewed = try Self.fetchToken(http: http, credentials: stored, library: library.name)
-        } catch CirculationError.loginRejected {
-            // The card or PIN itself is no longer good (changed, expired card): stop using it.
-            credentials = nil
+        switch next {
+        case nil: return nil
+        case .send(let authorization): return authorization
+        case .wait(let renewal): return try renewed(by: renewal)
+        }
+    }
+
+    /// Waits for a token renewal; the first sender to see it end records the outcome for everyone.
+    private func renewed(by renewal: Background<Credentials>) throws -> Authorization {
+        let outcome = Result { try renewal.value() }
+        // The card or PIN itself is no longer good (changed, expired card): stop using it, at once, so no
+        // other sender asks for a token with it.
+        let rejected = if case .failure(CirculationError.loginRejected) = outcome { true } else { false }
+        let recorded = state.withLock { state in
+            guard state.renewal === renewal else { return false }
+            state.renewal = nil
+            if rejected { state.credentials = nil }
+            // Credentials another sender found rejected meanwhile stay erased.
+            guard state.credentials != nil, case .success(let renewed) = outcome else { return false }
+            state.credentials = renewed
+            return true
+        }
+        if rejected {
             credentialStore.erase(library.name)
             throw CirculationError.credentialsRejected(library: library.name)
         }
-        credentials = renewed
-        try credentialStore.save(renewed, for: library.name)
-        return ("Bearer \(renewed.token ?? "")", true)
+        let renewed = try outcome.get()
+        if recorded { try credentialStore.save(renewed, for: library.name) }
+        return Authorization(header: "Bearer \(renewed.token ?? "")", token: renewed.token)
     }
 
     static func basic(_ username: String, _ password: String) -> String {

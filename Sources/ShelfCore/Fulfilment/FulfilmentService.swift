@@ -109,7 +109,7 @@ public final class FulfilmentService {
                     if case .complete? = results[part.index] { return false }
                     return true
                 }
-                let downloader = PartDownloader(settings: settings)
+                let downloader = PartDownloader(settings: settings, configuration: http.configuration)
                 let parts = wanted.map { part in
                     DownloadPart(
                         index: part.index, url: URL(string: part.href)!,
@@ -220,7 +220,7 @@ public final class FulfilmentService {
         let archive = home.temporary.appendingPathComponent("package-\(library.id)-\(rowID).zip")
         var headers: [String: String] = [:]
         if let token { headers["Authorization"] = "Bearer \(token.accessToken)" }
-        let results = try PartDownloader(settings: settings).run(
+        let results = try PartDownloader(settings: settings, configuration: http.configuration).run(
             [DownloadPart(index: 0, url: location, destination: archive, headers: headers)])
         guard case .complete? = results[0] else {
             let reason: String

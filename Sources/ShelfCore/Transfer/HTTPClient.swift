@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 
 /// A response whose body was written to a file or kept in memory.
@@ -45,12 +44,13 @@ public struct HTTPConfiguration: Sendable {
     public init() {}
 }
 
-/// An HTTP client on a libcurl easy handle: keep-alive, gzip, bounded redirects, TLS verification on.
+/// An HTTP client on libcurl: keep-alive, gzip, bounded redirects, TLS verification on.
 ///
-/// Not thread-safe: one client per thread of work.
-public final class HTTPClient {
+/// Safe to share between threads: each request takes an idle easy handle of its own, and requests made one
+/// after another reuse one handle and its connections.
+public final class HTTPClient: Sendable {
     public let configuration: HTTPConfiguration
-    private let easy = CurlEasy()
+    private let handles = CurlHandles()
 
     public init(configuration: HTTPConfiguration = HTTPConfiguration()) {
         self.configuration = configuration
@@ -91,59 +91,51 @@ public final class HTTPClient {
         }
         let host = url.host ?? urlString
         let started = Date()
-        easy.reset()
-        easy.set(CURLOPT_URL, urlString)
-        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_FOLLOWLOCATION, 1)
-        easy.set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
-        // Credentials never follow a redirect to another host.
-        easy.set(CURLOPT_UNRESTRICTED_AUTH, 0)
-        easy.set(CURLOPT_ACCEPT_ENCODING, "")
-        easy.set(CURLOPT_CONNECTTIMEOUT, configuration.connectTimeout)
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, configuration.stallTimeout)
-        easy.set(CURLOPT_TIMEOUT, configuration.totalTimeout)
-        easy.set(CURLOPT_SSL_VERIFYPEER, 1)
-        easy.set(CURLOPT_SSL_VERIFYHOST, 2)
-        easy.set(CURLOPT_NOSIGNAL, 1)
-        easy.set(CURLOPT_USERAGENT, configuration.userAgent)
-        if let body {
-            easy.set(CURLOPT_CUSTOMREQUEST, method)
-            easy.setBody(body)
-        } else if method == "HEAD" {
-            easy.set(CURLOPT_NOBODY, 1)
-        } else if method != "GET" {
-            easy.set(CURLOPT_CUSTOMREQUEST, method)
-        }
-        easy.setHeaders(headerLines + ["Expect:"])
-
-        do {
-            try easy.perform(sink: sink)
-        } catch {
-            if let overflow = sink.overflow { throw overflow }
-            if let failure = sink.failure { throw failure }
-            let bytes = sink.received
-            log(method, urlString, "failed after \(bytes) bytes: \(error.message)", started)
-            if error.isConnectFailure { throw .offline(host: host, reason: error.message) }
-            if error.isTimeout {
-                if bytes > 0 { throw .truncated(url: urlString, reason: "stalled after \(bytes) bytes") }
-                throw .timedOut(host: host)
+        let request = CurlRequest(
+            url: urlString, method: method, headerLines: headerLines, body: body, configuration: configuration,
+            stallTimeout: configuration.stallTimeout, totalTimeout: configuration.totalTimeout, decodesContent: true)
+        return try handles.withHandle { easy throws(NetworkError) in
+            do throws(CurlFailure) {
+                try easy.prepare(request, sink: sink)
+            } catch {
+                // An option libcurl refused (a TLS setting among them): never send the request without it.
+                log(method, urlString, "not sent: \(error)", started)
+                throw .transfer(url: urlString, reason: "\(error)")
             }
-            if error.isTLS { throw .tls(host: host, reason: error.message) }
-            if error.isTooManyRedirects { throw .tooManyRedirects(url: urlString) }
-            if error.isCutShort {
-                throw .truncated(url: urlString, reason: "connection closed after \(bytes) bytes: \(error.message)")
+            do throws(CurlFailure) {
+                try easy.perform()
+            } catch {
+                if let overflow = sink.overflow { throw overflow }
+                if let failure = sink.failure { throw failure }
+                let bytes = sink.received
+                log(method, urlString, "failed after \(bytes) bytes: \(error.message)", started)
+                if error.isConnectFailure { throw .offline(host: host, reason: error.message) }
+                if error.isTimeout {
+                    if bytes > 0 { throw .truncated(url: urlString, reason: "stalled after \(bytes) bytes") }
+                    throw .timedOut(host: host)
+                }
+                if error.isTLS { throw .tls(host: host, reason: error.message) }
+                if error.isTooManyRedirects { throw .tooManyRedirects(url: urlString) }
+                if error.isCutShort {
+                    throw .truncated(url: urlString, reason: "connection closed after \(bytes) bytes: \(error.message)")
+                }
+                if error.isUnsupportedProtocol { throw .unsupportedURL(urlString) }
+                throw .transfer(url: urlString, reason: error.message)
             }
-            if error.isUnsupportedProtocol { throw .unsupportedURL(urlString) }
-            throw .transfer(url: urlString, reason: error.message)
+            let status: Int
+            let finalURL: String?
+            do throws(CurlFailure) {
+                status = try easy.responseCode()
+                finalURL = try easy.effectiveURL()
+            } catch {
+                throw .transfer(url: urlString, reason: "\(error)")
+            }
+            let response = HTTPResponse(
+                status: status, headers: sink.headers, url: finalURL ?? urlString,
+                body: sink.memoryBody, bodyBytes: sink.received, bodyFile: nil)
+            log(method, urlString, "\(status) \(sink.received) bytes", started)
+            return response
         }
-        let status = easy.responseCode
-        let response = HTTPResponse(
-            status: status, headers: sink.headers, url: easy.effectiveURL ?? urlString,
-            body: sink.memoryBody, bodyBytes: sink.received, bodyFile: nil)
-        log(method, urlString, "\(status) \(sink.received) bytes", started)
-        return response
     }
 
     private func log(_ method: String, _ url: String, _ outcome: String, _ started: Date) {
@@ -155,24 +147,18 @@ public final class HTTPClient {
 
 /// Where a response's headers and body go.
 class ResponseSink: CurlSink {
-    private(set) var headers: [String: String] = [:]
+    private var head = ResponseHead()
+    var headers: [String: String] { head.headers }
     var received: Int64 = 0
     var overflow: NetworkError?
     var failure: NetworkError?
     var memoryBody: Data { Data() }
 
-    func header(_ line: Data) {
-        guard let text = String(data: line, encoding: .utf8) ?? String(data: line, encoding: .isoLatin1) else { return }
-        if text.hasPrefix("HTTP/") {
-            // A new response (after a redirect or a 100 Continue): forget the previous one's headers and body.
-            headers = [:]
-            restart()
-            return
-        }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        headers[name] = value
+    final func header(_ line: Data) { took(head.take(line)) }
+
+    /// Reacts to a header line: a new response (after a redirect) forgets the previous one's body.
+    func took(_ line: ResponseHead.Line) {
+        if case .status = line { restart() }
     }
 
     func body(_ bytes: UnsafeRawBufferPointer) -> Bool { false }
@@ -228,20 +214,16 @@ final class SpillSink: ResponseSink {
         }
     }
 
-    override func header(_ line: Data) {
-        super.header(line)
-        if line.starts(with: Data("HTTP/".utf8)), let text = String(data: line, encoding: .utf8) {
-            let parts = text.split(separator: " ")
-            let status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+    override func took(_ line: ResponseHead.Line) {
+        super.took(line)
+        switch line {
+        case .status(let status):
             isError = !(200..<300).contains(status)
-        } else if isError == false, handle == nil, line.starts(with: Data("content-length:".utf8)) || line.starts(with: Data("Content-Length:".utf8)) {
+        case .field("content-length", let value) where !isError && handle == nil:
             // Reserve once for the whole page instead of growing the buffer chunk by chunk.
-            let text = String(decoding: line, as: UTF8.self)
-            if let length = Int(text.split(separator: ":").last?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""),
-                length <= memoryLimit
-            {
-                held.reserveCapacity(length)
-            }
+            if let length = Int(value), length <= memoryLimit { held.reserveCapacity(length) }
+        default:
+            break
         }
     }
 

@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -29,7 +28,8 @@ public struct DownloadPart: Sendable, Equatable {
     }
 }
 
-/// How parts are fetched.
+/// How parts are fetched. The user agent, connect timeout and redirect limit are the `HTTPConfiguration`'s, as
+/// for every other request.
 public struct DownloadSettings: Sendable {
     /// Transfers at once.
     public var concurrency = 4
@@ -43,8 +43,6 @@ public struct DownloadSettings: Sendable {
     public var limitRate: Int64?
     public var backoffBase: TimeInterval = 0.5
     public var backoffCap: TimeInterval = 30
-    public var connectTimeout = 15
-    public var userAgent = "shelf/\(ShelfVersion.current) (+libcurl)"
     public var log: (@Sendable (String) -> Void)?
 
     public init() {}
@@ -86,9 +84,12 @@ public enum DownloadError: ShelfFailure, Equatable {
 /// If-Range, retrying transient failures with backoff, and renaming each part into place only when complete.
 public final class PartDownloader {
     private let settings: DownloadSettings
+    private let configuration: HTTPConfiguration
 
-    public init(settings: DownloadSettings = DownloadSettings()) {
+    /// A downloader whose requests have `configuration`'s identity and limits, as the client's do.
+    public init(settings: DownloadSettings = DownloadSettings(), configuration: HTTPConfiguration = HTTPConfiguration()) {
         self.settings = settings
+        self.configuration = configuration
     }
 
     /// Downloads every part; one part's failure never stops the others.
@@ -103,7 +104,7 @@ public final class PartDownloader {
             }
         }
         try checkDiskSpace(pending.map(\.part))
-        let multi = CurlMulti(maxConnections: settings.concurrency, maxPerHost: settings.perHost)
+        let multi = try CurlMulti(maxConnections: settings.concurrency, maxPerHost: settings.perHost)
         var active: [ObjectIdentifier: Transfer] = [:]
         var lastProgress = Date.distantPast
         while !pending.isEmpty || !active.isEmpty {
@@ -122,10 +123,10 @@ public final class PartDownloader {
                 if let next = pending.first { Thread.sleep(forTimeInterval: min(0.2, max(0.01, next.notBefore.timeIntervalSinceNow))) }
                 continue
             }
-            for (easy, code) in multi.step(timeout: 100) {
-                multi.remove(easy)
+            for (easy, failure) in try multi.step(timeout: 100) {
+                try multi.remove(easy)
                 guard let transfer = active.removeValue(forKey: ObjectIdentifier(easy)) else { continue }
-                switch finish(transfer, code: code) {
+                switch finish(transfer, failure: failure) {
                 case .done(let result):
                     results[transfer.part.index] = result
                 case .retry(let reason, let after):
@@ -183,34 +184,26 @@ public final class PartDownloader {
 
     private func start(_ transfer: Transfer, on multi: CurlMulti) throws {
         try transfer.open()
-        let easy = transfer.easy
-        easy.reset()
-        easy.set(CURLOPT_URL, transfer.part.url.absoluteString)
-        easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        easy.set(CURLOPT_FOLLOWLOCATION, 1)
-        easy.set(CURLOPT_MAXREDIRS, 5)
-        easy.set(CURLOPT_UNRESTRICTED_AUTH, 0)
-        easy.set(CURLOPT_CONNECTTIMEOUT, settings.connectTimeout)
-        easy.set(CURLOPT_LOW_SPEED_LIMIT, 1)
-        easy.set(CURLOPT_LOW_SPEED_TIME, settings.stallSeconds)
-        easy.set(CURLOPT_SSL_VERIFYPEER, 1)
-        easy.set(CURLOPT_SSL_VERIFYHOST, 2)
-        easy.set(CURLOPT_NOSIGNAL, 1)
-        easy.set(CURLOPT_USERAGENT, settings.userAgent)
-        // Larger reads mean fewer callbacks and writes for parts of many megabytes.
-        easy.set(CURLOPT_BUFFERSIZE, 256 * 1024)
-        if let limit = settings.limitRate {
-            easy.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: max(1024, limit / Int64(max(1, settings.concurrency))))
-        }
         var lines = transfer.part.headers.map { "\($0.key): \($0.value)" }
         if transfer.offset > 0 {
             lines.append("Range: bytes=\(transfer.offset)-")
             if let validator = transfer.validator { lines.append("If-Range: \(validator)") }
         }
-        easy.setHeaders(lines + ["Expect:"])
-        easy.attach(transfer)
-        multi.add(easy)
+        // No total timeout (a part may take long on a slow line) and no content decoding (a Range counts the
+        // bytes as stored); larger reads mean fewer callbacks and writes for parts of many megabytes.
+        let request = CurlRequest(
+            url: transfer.part.url.absoluteString, headerLines: lines, configuration: configuration,
+            stallTimeout: settings.stallSeconds, decodesContent: false,
+            maxReceiveSpeed: settings.limitRate.map { max(1024, $0 / Int64(max(1, settings.concurrency))) },
+            bufferSize: 256 * 1024)
+        do {
+            try transfer.easy.prepare(request, sink: transfer)
+            try multi.add(transfer.easy)
+        } catch {
+            transfer.easy.detach()
+            transfer.close()
+            throw error
+        }
     }
 
     private enum Outcome {
@@ -218,11 +211,11 @@ public final class PartDownloader {
         case retry(String, after: TimeInterval?)
     }
 
-    private func finish(_ transfer: Transfer, code: CURLcode) -> Outcome {
+    private func finish(_ transfer: Transfer, failure: CurlFailure?) -> Outcome {
         transfer.easy.detach()
         defer { transfer.close() }
         if let writeFailure = transfer.writeFailure { return .done(.failed(reason: writeFailure)) }
-        if let failure = transfer.easy.failure(for: code) {
+        if let failure {
             if failure.isAbortedByCallback, let restart = transfer.restartReason {
                 return .retry(restart, after: 0)
             }
@@ -287,8 +280,9 @@ private final class Transfer: CurlSink {
     var received: Int64 = 0
     /// ETag (strong) or Last-Modified of the partial file, for If-Range.
     var validator: String?
-    var status = 0
-    private var headers: [String: String] = [:]
+    private var head = ResponseHead()
+    var status: Int { head.status }
+    private var headers: [String: String] { head.headers }
     private var handle: FileHandle?
     private var checkedStart = false
     var writeFailure: String?
@@ -333,8 +327,7 @@ private final class Transfer: CurlSink {
         _ = try? handle.seekToEnd()
         self.handle = handle
         received = 0
-        status = 0
-        headers = [:]
+        head = ResponseHead()
         checkedStart = false
         writeFailure = nil
         restartReason = nil
@@ -383,18 +376,7 @@ private final class Transfer: CurlSink {
         return formatter.date(from: value).map { min(max(0, $0.timeIntervalSinceNow), 300) }
     }
 
-    func header(_ line: Data) {
-        let text = String(decoding: line, as: UTF8.self)
-        if text.hasPrefix("HTTP/") {
-            headers = [:]
-            let parts = text.split(separator: " ")
-            status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
-            return
-        }
-        guard let colon = text.firstIndex(of: ":") else { return }
-        let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-        headers[name] = text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    func header(_ line: Data) { head.take(line) }
 
     func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard status == 200 || status == 206 else { return true }

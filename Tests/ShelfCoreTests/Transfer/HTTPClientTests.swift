@@ -89,45 +89,9 @@ import Testing
     }
 
     @Test func refusesACertificateItCannotVerify() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-tls-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let key = directory.appendingPathComponent("key.pem").path
-        let certificate = directory.appendingPathComponent("cert.pem").path
-        let make = Process()
-        make.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        make.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
-                          "-subj", "/CN=127.0.0.1", "-days", "1"]
-        make.standardError = FileHandle.nullDevice
-        make.standardOutput = FileHandle.nullDevice
-        try make.run()
-        make.waitUntilExit()
-        try #require(make.terminationStatus == 0)
-
-        // A self-signed TLS server on loopback: a real handshake that must fail verification.
-        var server: Process?
-        var port = 0
-        for candidate in (0..<20).map({ _ in Int.random(in: 20_000...60_000) }) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-            process.arguments = ["s_server", "-accept", "127.0.0.1:\(candidate)", "-cert", certificate, "-key", key,
-                                 "-www", "-quiet"]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            try await Task.sleep(for: .milliseconds(300))
-            if process.isRunning {
-                server = process
-                port = candidate
-                break
-            }
-            process.waitUntilExit()
-        }
-        let running = try #require(server)
-        defer {
-            kill(running.processIdentifier, SIGKILL)
-            running.waitUntilExit()
-        }
+        let server = try await SelfSignedTLSServer.start()
+        defer { server.stop() }
+        let port = server.port
         let client = HTTPClient()
         #expect {
             _ = try client.request(URL(string: "https://127.0.0.1:\(port)/")!)

@@ -205,10 +205,10 @@ private final class DownloadFixture: @unchecked Sendable {
         let fixture = DownloadFixture()
         try await fixture.start()
         let expected = try await fixture.serverBytes()
-        var good = SHA256()
-        good.update(expected[0])
+        var good = try SHA256()
+        try good.update(expected[0])
         var parts = fixture.parts
-        parts[0].sha256 = good.finish()
+        parts[0].sha256 = try good.finish()
         parts[1].sha256 = String(repeating: "0", count: 64)
         var settings = DownloadFixture.quick
         settings.maxAttempts = 2

@@ -1,0 +1,124 @@
+import DemoLibrary
+import Foundation
+import Testing
+@testable import ShelfCore
+
+/// One session shared by several threads at once, against the demo library.
+@Suite(.serialized) struct LibrarySessionTests {
+    private struct Fixture: Sendable {
+        let server: DemoLibraryServer
+        let url: URL
+        let library: Library
+        let credentials: CredentialStore
+        let test: TestHome
+
+        var loans: URL { URL(string: "loans/", relativeTo: url)!.absoluteURL }
+
+        /// Stores the demo patron's card (with `password`) for the basic-token flow, or for Basic.
+        func signIn(password: String = "1234", token: Bool = true) throws -> LibrarySession {
+            let stored = Credentials(
+                authType: token ? AuthenticationDocument.basicTokenType : AuthenticationDocument.basicType,
+                username: "demo", password: password,
+                authenticateURL: token ? URL(string: "patrons/me/token/", relativeTo: url)!.absoluteString : nil)
+            try credentials.save(stored, for: library.name)
+            return try LibrarySession(library: library, credentialStore: credentials, configuration: HTTPConfiguration())
+        }
+    }
+
+    private func withLibrary(_ body: (Fixture) async throws -> Void) async throws {
+        let server = DemoLibraryServer()
+        let url = try await server.start()
+        let test = TestHome()
+        let library = try test.store().addLibrary(name: "demo", url: url)
+        let fixture = Fixture(server: server, url: url, library: library, credentials: CredentialStore(home: test.home), test: test)
+        do {
+            try await body(fixture)
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
+    }
+
+    /// Sends `count` requests for the loans feed at once, each from a thread of its own.
+    private func sendAtOnce(_ count: Int, _ session: LibrarySession, _ url: URL) async -> [Result<Int, any Error>] {
+        await withTaskGroup(of: Result<Int, any Error>.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    do {
+                        return .success(try await offloaded { try session.send(url).status })
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test func sendersAtOnceShareOneTokenRequest() async throws {
+        try await withLibrary { fixture in
+            let session = try fixture.signIn()
+            let before = await fixture.server.state.stats.tokenRequests
+            let results = await sendAtOnce(8, session, fixture.loans)
+            #expect(results.map { try? $0.get() } == Array(repeating: 200, count: 8))
+            #expect(await fixture.server.state.stats.tokenRequests == before + 1)
+            #expect(try fixture.credentials.load("demo")?.token != nil)
+        }
+    }
+
+    @Test func aTokenTheLibraryExpiredIsRenewedOnceForEverySender() async throws {
+        try await withLibrary { fixture in
+            let session = try fixture.signIn()
+            #expect(await sendAtOnce(1, session, fixture.loans).map { try? $0.get() } == [200])
+            let issued = await fixture.server.state.stats.tokensIssued
+            await fixture.server.state.expireAllTokens()
+            let results = await sendAtOnce(8, session, fixture.loans)
+            #expect(results.map { try? $0.get() } == Array(repeating: 200, count: 8))
+            #expect(await fixture.server.state.stats.tokensIssued == issued + 1)
+        }
+    }
+
+    @Test func credentialsTheLibraryRejectsAreErasedForEverySender() async throws {
+        try await withLibrary { fixture in
+            let session = try fixture.signIn(password: "0000")
+            let before = await fixture.server.state.stats.tokenRequests
+            let results = await sendAtOnce(4, session, fixture.loans)
+            // A sender that got in before the card was erased is told it was rejected; one that started after
+            // sends no credentials and gets the library's 401, as it would one after the other.
+            var rejected = 0
+            for result in results {
+                switch result {
+                case .failure(CirculationError.credentialsRejected(let library)) where library == "demo": rejected += 1
+                case .success(401): break
+                default: Issue.record("unexpected \(result)")
+                }
+            }
+            #expect(rejected >= 1)
+            #expect(await fixture.server.state.stats.tokenRequests == before + 1)
+            #expect(!session.isSignedIn)
+            #expect(try fixture.credentials.load("demo") == nil)
+        }
+    }
+
+    @Test func requestsRunSideBySideAndNeverHoldTheLock() async throws {
+        try await withLibrary { fixture in
+            let session = try fixture.signIn(token: false)
+            await fixture.server.state.setDelay(milliseconds: 1_500)
+            let started = Date()
+            let loans = fixture.loans
+            let first = Background { try session.send(loans).status }
+            let second = Background { try session.send(loans).status }
+            try await Task.sleep(for: .milliseconds(300))
+            // Both requests are waiting on the server; the session still answers at once.
+            let asked = Date()
+            #expect(session.isSignedIn)
+            #expect(Date().timeIntervalSince(asked) < 0.5)
+            #expect(try first.value() == 200)
+            #expect(try second.value() == 200)
+            // One after the other would take at least 3 seconds.
+            #expect(Date().timeIntervalSince(started) < 2.9)
+            await fixture.server.state.setDelay(milliseconds: 0)
+        }
+    }
+}
