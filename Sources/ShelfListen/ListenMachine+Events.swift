@@ -12,15 +12,14 @@ extension ListenMachine {
         var state: Player.State
         /// The part the player waits for while its file downloads.
         var bufferingPart: Int?
-        /// The parts whose files are on disk, by index.
-        var onDisk: Set<Int>
     }
 
     /// Something that happened to the session.
     enum Event {
         /// The player started at `position`; `note` says why there (resuming, another device's position…).
         case started(at: PlaybackPosition, speed: Double, note: String?, Snapshot)
-        case key(Key, Snapshot)
+        /// A key, with the parts whose files are on disk (the contents refuses a chapter in any other).
+        case key(Key, Snapshot, onDisk: Set<Int>)
         /// About ten times a second: time passes, the player moves on.
         case tick(Snapshot)
         /// The audio device went away (reported until a new one opens).

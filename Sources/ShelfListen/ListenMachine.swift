@@ -53,7 +53,7 @@ struct ListenMachine {
         skip = options.skip
         self.book = book
         self.timeline = timeline
-        player = Snapshot(now: now, position: PlaybackPosition(part: 0, seconds: 0), state: .stopped, onDisk: [])
+        player = Snapshot(now: now, position: PlaybackPosition(part: 0, seconds: 0), state: .stopped)
         sleep = options.sleep.map { .seconds($0) }
         download = downloading ? .running : nil
         lastPush = now
@@ -82,9 +82,9 @@ struct ListenMachine {
             lastTick = snapshot.now
             self.speed = speed
             return started(at: position, note: note)
-        case .key(let key, let snapshot):
+        case .key(let key, let snapshot, let onDisk):
             player = snapshot
-            let effects = handle(key)
+            let effects = handle(key, onDisk: onDisk)
             guard screen && outcome == nil else { return effects }
             lastDraw = now
             return effects + [.redraw]
@@ -270,13 +270,13 @@ struct ListenMachine {
 
     // MARK: - Keys
 
-    private mutating func handle(_ key: Key) -> [Effect] {
+    private mutating func handle(_ key: Key, onDisk: Set<Int>) -> [Effect] {
         switch mode {
         case .help:
             mode = .player
             return []
         case .contents:
-            return handleContents(key)
+            return handleContents(key, onDisk: onDisk)
         case .player:
             break
         }
@@ -307,13 +307,13 @@ struct ListenMachine {
         return []
     }
 
-    private mutating func handleContents(_ key: Key) -> [Effect] {
+    private mutating func handleContents(_ key: Key, onDisk: Set<Int>) -> [Effect] {
         switch key {
         case .up, .character("k"): tocSelection = max(0, tocSelection - 1)
         case .down, .character("j"): tocSelection = min(book.chapters.count - 1, tocSelection + 1)
         case .enter:
             let chapter = book.chapters[tocSelection]
-            guard player.onDisk.contains(chapter.part) else {
+            guard onDisk.contains(chapter.part) else {
                 let progress = book.parts[chapter.part].progress.map { ": \($0) downloaded" } ?? ""
                 show("Chapter \(tocSelection + 1) is not downloaded yet (part \(chapter.part + 1)\(progress)).")
                 return []

@@ -136,7 +136,7 @@ final class ListenSession {
             if terminal == nil { usleep(100_000) }
             if let number = signals.ending, let outcome = send(.signal(number, snapshot())) { return outcome }
             if terminal?.isGone == true, let outcome = send(.terminalGone(snapshot())) { return outcome }
-            if let key, let outcome = send(.key(key, snapshot())) { return outcome }
+            if let key, let outcome = send(.key(key, snapshot(), onDisk: partsOnDisk())) { return outcome }
             if let outcome = tick() { return outcome }
             if let terminal {
                 if signals.takeResize() { _ = send(.resized) }
@@ -168,10 +168,12 @@ final class ListenSession {
 
     /// What the player reports now.
     private func snapshot() -> ListenMachine.Snapshot {
-        let onDisk = machine.book.parts.filter { FileManager.default.fileExists(atPath: $0.file.path) }.map(\.index)
-        return ListenMachine.Snapshot(
-            now: clock(), position: player.position, state: player.state, bufferingPart: player.bufferingPart,
-            onDisk: Set(onDisk))
+        ListenMachine.Snapshot(now: clock(), position: player.position, state: player.state, bufferingPart: player.bufferingPart)
+    }
+
+    /// The parts whose files are on disk now, by index.
+    private func partsOnDisk() -> Set<Int> {
+        Set(machine.book.parts.filter { FileManager.default.fileExists(atPath: $0.file.path) }.map(\.index))
     }
 
     // MARK: - Carrying effects out

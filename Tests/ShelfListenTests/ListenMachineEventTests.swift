@@ -153,8 +153,8 @@ import Testing
         var session = Harness(screen: false)
         session.tick(after: 1)
         var machine = session.machine
-        let later = ListenMachine.Snapshot(now: session.now + 1, position: at(0, 17), state: .playing, onDisk: [0, 1, 2, 3])
-        #expect(machine.handle(.key(.character(" "), later)).count == 3)
+        let later = ListenMachine.Snapshot(now: session.now + 1, position: at(0, 17), state: .playing)
+        #expect(machine.handle(.key(.character(" "), later, onDisk: [0, 1, 2, 3])).count == 3)
         #expect(machine.savedPosition == at(0, 17))
         #expect(machine.handle(.saveFailed("disk I/O error")) == [.errorLine("shelf: cannot save the position: disk I/O error")])
         // The last position the store took counts again: the next save is not skipped as a repeat.

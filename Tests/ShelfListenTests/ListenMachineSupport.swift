@@ -52,6 +52,7 @@ struct Harness {
     var state = Player.State.playing
     var speed: Double
     var bufferingPart: Int?
+    /// The parts whose files are on disk when a key comes.
     var onDisk: Set<Int> = [0, 1, 2, 3]
     /// Everything the machine answered, in order, feedback included.
     private(set) var log: [Effect] = []
@@ -72,7 +73,7 @@ struct Harness {
     private(set) var started: [Effect] = []
 
     var snapshot: ListenMachine.Snapshot {
-        ListenMachine.Snapshot(now: now, position: position, state: state, bufferingPart: bufferingPart, onDisk: onDisk)
+        ListenMachine.Snapshot(now: now, position: position, state: state, bufferingPart: bufferingPart)
     }
 
     var timeline: Timeline { machine.timeline }
@@ -95,7 +96,7 @@ struct Harness {
         return effects
     }
 
-    mutating func key(_ key: Key) -> [Effect] { send(.key(key, snapshot)) }
+    mutating func key(_ key: Key) -> [Effect] { send(.key(key, snapshot, onDisk: onDisk)) }
 
     mutating func key(_ character: Character) -> [Effect] { key(.character(character)) }
 
