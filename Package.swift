@@ -107,6 +107,8 @@ let package = Package(
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
         .target(name: "ShelfPlayback", dependencies: ["CFFmpeg", "CSDL2"]),
         .testTarget(name: "ShelfPlaybackTests", dependencies: ["ShelfPlayback"]),
+        // The player's rules (ListenMachine) by table, without the player, the terminal or the clock.
+        .testTarget(name: "ShelfListenTests", dependencies: ["ShelfListen", "ShelfCore", "ShelfPlayback"]),
         // The playback benchmark (Benchmarks/listen.sh runs it); not a test, so `swift test` never runs it.
         .executableTarget(name: "shelf-playback-bench", dependencies: ["ShelfPlayback"], path: "Benchmarks/PlaybackBench"),
     ],

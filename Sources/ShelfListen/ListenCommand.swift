@@ -18,7 +18,9 @@ public struct ListenCommand: ParsableCommand {
     public func run() throws {
         let arguments = self.arguments
         try withFailureHandling {
-            let device = PendingOutput()
+            // Connecting to a sound server takes a while: the store, the book and the library's positions are
+            // read meanwhile.
+            let device = Background { try ListenSession.openOutput() }
             let (store, library) = try arguments.global.openLibrary()
             let options = ListenOptions(
                 from: arguments.from.flatMap(Clock.parse), chapter: arguments.chapter, speed: arguments.speed,

@@ -5,6 +5,22 @@ import ShelfPlayback
 
 /// What the full-screen player draws: pure functions of the session's state, one string per line.
 enum ListenScreen {
+    /// The screen for the machine's mode: the player, the table of contents or the keys.
+    static func lines(of machine: ListenMachine, skip: Double, rows: Int, columns: Int) -> [String] {
+        let timeline = machine.timeline
+        switch machine.mode {
+        case .help: return help(skip: skip)
+        case .contents:
+            return contents(book: machine.book, timeline: timeline, selection: machine.tocSelection,
+                            current: timeline.chapter(at: machine.player.position), message: machine.message?.text, rows: rows)
+        case .player:
+            return player(
+                book: machine.book, timeline: timeline, position: machine.player.position, state: machine.player.state,
+                speed: machine.speed, sleep: machine.sleep, downloading: machine.download != nil,
+                message: machine.message?.text, width: columns)
+        }
+    }
+
     static func player(
         book: Audiobook, timeline: Timeline, position: PlaybackPosition, state: Player.State, speed: Double,
         sleep: SleepTimer?, downloading: Bool, message: String?, width: Int
@@ -30,7 +46,7 @@ enum ListenScreen {
             "  " + bar(fraction: total > 0 ? time / total : 0, width: max(10, min(width - 4, 72))),
             "",
         ]
-        var status = [stateLabel(state), ListenSession.speedLabel(speed)]
+        var status = [stateLabel(state), ListenMachine.speedLabel(speed)]
         switch sleep {
         case .seconds(let left)?: status.append("sleep in \(Clock.format(max(0, left)))")
         case .endOfChapter?: status.append("sleep at chapter end")

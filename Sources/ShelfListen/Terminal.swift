@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCLI
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -155,11 +156,15 @@ final class Terminal {
 
 /// The signals that end a listening session (interrupt, terminate, hang-up), caught so the position is saved
 /// first, and the window-size change that asks for a redraw.
-final class SignalWatch: @unchecked Sendable {
-    private let lock = NSLock()
-    private var caught: Int32?
-    private var resized = false
-    private var sources: [DispatchSourceSignal] = []
+final class SignalWatch: Sendable {
+    private struct Caught {
+        var ending: Int32?
+        var resized = false
+    }
+
+    private let caught = Mutex(Caught())
+    /// Kept so the sources live as long as the watch.
+    private let sources = Mutex<[any DispatchSourceSignal]>([])
 
     init() {
         // A parent may have started shelf with these blocked (the mask survives exec); they must get through.
@@ -169,28 +174,30 @@ final class SignalWatch: @unchecked Sendable {
         pthread_sigmask(SIG_UNBLOCK, &wanted, nil)
         for number in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
             signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
-                self.lock.withLock {
-                    if number == SIGWINCH { self.resized = true } else if self.caught == nil { self.caught = number }
+            // Made inside the lock, so the source belongs to the list from the start.
+            sources.withLock { sources in
+                let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+                source.setEventHandler { @Sendable [weak self] in
+                    self?.caught.withLock { caught in
+                        if number == SIGWINCH { caught.resized = true } else if caught.ending == nil { caught.ending = number }
+                    }
                 }
+                source.resume()
+                sources.append(source)
             }
-            source.resume()
-            sources.append(source)
         }
         // A sound server or terminal that goes away must not kill the process before it saves.
         signal(SIGPIPE, SIG_IGN)
     }
 
     /// The first ending signal caught, if any.
-    var ending: Int32? { lock.withLock { caught } }
+    var ending: Int32? { caught.withLock { $0.ending } }
 
     /// Whether the window changed size since the last call.
     func takeResize() -> Bool {
-        lock.withLock {
-            defer { resized = false }
-            return resized
+        caught.withLock { caught in
+            defer { caught.resized = false }
+            return caught.resized
         }
     }
 }

@@ -26,9 +26,9 @@ struct Timeline {
     /// Whether every part's file has been measured.
     var isMeasured: Bool { probed.count == durations.count }
 
-    /// Measures the files that arrived since the last call.
-    mutating func refresh(book: Audiobook) {
-        apply(Self.measure(book.parts.filter { !probed.contains($0.index) }), book: book)
+    /// The parts not measured yet: those whose files had not arrived at the last `apply`.
+    func unmeasured(in book: Audiobook) -> [Audiobook.Part] {
+        book.parts.filter { !probed.contains($0.index) }
     }
 
     /// The lengths of those of `parts` whose files are on disk, by part index. Opens each file: for a long book

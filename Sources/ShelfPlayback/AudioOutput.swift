@@ -1,11 +1,13 @@
 import Foundation
+import Synchronization
 
 /// Plays `PCM` on the default audio device through SDL's queue; opened paused.
+///
+/// Unchecked because it owns an SDL device handle, which the player's feed thread and the session's thread both
+/// use: SDL's audio calls lock the device themselves, and the paused flag is changed with the device under `paused`.
 public final class AudioOutput: @unchecked Sendable {
-    // SDL's audio calls lock the device themselves; this lock only keeps the paused flag consistent.
-    private let lock = NSLock()
     private let device: SDLAudioDevice
-    private var paused = true
+    private let paused = Mutex(true)
 
     /// Opens the device named by `SDL_AUDIODRIVER` (or SDL's default), or throws `PlaybackError.noAudioDevice`.
     public init() throws {
@@ -22,11 +24,11 @@ public final class AudioOutput: @unchecked Sendable {
     public var queuedFrames: Int { device.queuedBytes / (PCM.channels * MemoryLayout<Int16>.size) }
 
     /// Whether output is paused.
-    public var isPaused: Bool { lock.withLock { paused } }
+    public var isPaused: Bool { paused.withLock { $0 } }
 
     /// Starts or continues playing the queue.
     public func resume() {
-        lock.withLock {
+        paused.withLock { paused in
             paused = false
             device.setPaused(false)
         }
@@ -34,7 +36,7 @@ public final class AudioOutput: @unchecked Sendable {
 
     /// Stops taking samples from the queue; the queue is kept.
     public func pause() {
-        lock.withLock {
+        paused.withLock { paused in
             paused = true
             device.setPaused(true)
         }

@@ -15,6 +15,10 @@ public struct PlaybackPosition: Sendable, Equatable, CustomStringConvertible {
 
 /// Plays a title's part files in order: a decode thread fills a bounded queue, a feed thread keeps SDL's
 /// queue short, so a seek or speed change is heard within a fraction of a second.
+///
+/// Unchecked because it drives C handles from threads of its own: the SDL output, and the FFmpeg decoders and filter
+/// graphs that the decode thread makes and alone uses. Everything the threads share is guarded by `condition`, a
+/// condition variable (which `Mutex` is not), as the threads wait on it.
 public final class Player: @unchecked Sendable {
     /// What the player is doing.
     public enum State: Sendable, Equatable {

@@ -1,0 +1,113 @@
+import Foundation
+import ShelfCore
+import ShelfPlayback
+
+/// What goes into the machine and what comes out.
+extension ListenMachine {
+    /// What the player reports, read by the shell just before the event that carries it.
+    struct Snapshot: Equatable {
+        var now: Date
+        /// What has been heard.
+        var position: PlaybackPosition
+        var state: Player.State
+        /// The part the player waits for while its file downloads.
+        var bufferingPart: Int?
+    }
+
+    /// Something that happened to the session.
+    enum Event {
+        /// The player started at `position`; `note` says why there (resuming, another device's position…).
+        case started(at: PlaybackPosition, speed: Double, note: String?, Snapshot)
+        /// A key, with the parts whose files are on disk (the contents refuses a chapter in any other).
+        case key(Key, Snapshot, onDisk: Set<Int>)
+        /// About ten times a second: time passes, the player moves on.
+        case tick(Snapshot)
+        /// The audio device went away (reported until a new one opens).
+        case deviceLost(Snapshot)
+        /// An interrupt, terminate or hang-up signal.
+        case signal(Int32, Snapshot)
+        /// The terminal closed under the player.
+        case terminalGone(Snapshot)
+        /// The window changed size.
+        case resized
+        /// Parts the player could not play and skipped.
+        case problems([String])
+        /// One-line warnings from the library's annotation service.
+        case warnings([String])
+        /// Part lengths measured from the files (a zero: the file could not say).
+        case measured([Int: Double])
+        /// The book re-read while its parts download, with the lengths of those that arrived.
+        case partsArrived(Audiobook, lengths: [Int: Double], complete: Bool)
+        /// The background download ended; `failure` says why it stopped short.
+        case downloadEnded(failure: String?)
+        /// The store took a position.
+        case saved(PlaybackPosition)
+        /// The store refused a position.
+        case saveFailed(String)
+        /// An effect failed; the rest of its batch was not carried out.
+        case failed(String)
+        /// A new audio device opened and plays.
+        case deviceReopened
+        /// A new audio device could not be opened.
+        case deviceFailed(String)
+    }
+
+    /// A place in the book as the store and the library name it.
+    struct Place: Equatable {
+        var position: PlaybackPosition
+        var readingOrderItem: String
+        var at: Date
+    }
+
+    /// Something the shell is to do, in order.
+    enum Effect: Equatable {
+        /// Save the heard position, answered by `saved` or `saveFailed`.
+        case savePosition(Place, percent: Double?, finished: Bool)
+        case saveSpeed(Double)
+        case addBookmark(Place)
+        /// Send queued positions and bookmarks to the library in the background.
+        case push
+        case seek(PlaybackPosition)
+        case play
+        case pause
+        case setSpeed(Double)
+        case setVolume(Double)
+        /// Open the audio device again and play from `at`; answered by `deviceReopened` or `deviceFailed`.
+        case reopenDevice(at: PlaybackPosition, speed: Double)
+        /// Re-read the book for download progress and parts that arrived; answered by `partsArrived`.
+        case refreshBook
+        /// A line on standard output.
+        case line(String)
+        /// A line on standard error.
+        case errorLine(String)
+        /// Draw the screen at the end of this turn of the loop.
+        case redraw
+        case stopPlayer
+        case restoreTerminal
+        /// Push queued positions, waiting up to `seconds`; then the warnings that came are handed back.
+        case pushAndWait(seconds: Double)
+        /// The session is over.
+        case end(ListenOutcome)
+    }
+
+    enum Mode: Equatable { case player, contents, help }
+
+    /// A line on the screen until `until`.
+    struct Message: Equatable {
+        var text: String
+        var until: Date
+    }
+
+    /// The download of the title's missing parts.
+    enum Download: Equatable {
+        case running
+        case ended(failure: String?)
+    }
+
+    static func speedLabel(_ speed: Double) -> String {
+        var text = String(format: "%.2f", speed)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text += "0" }
+        return text + "×"
+    }
+}

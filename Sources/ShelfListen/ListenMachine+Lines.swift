@@ -1,0 +1,37 @@
+import Foundation
+import ShelfCore
+import ShelfPlayback
+
+/// What the machine says, as pure functions of its state.
+extension ListenMachine {
+    func place(_ position: PlaybackPosition) -> Place {
+        Place(position: position, readingOrderItem: book.parts[position.part].readingOrderItem, at: now)
+    }
+
+    func playingLine(at start: PlaybackPosition) -> String {
+        "Playing \(book.summary.title) at \(Clock.format(timeline.bookTime(start))) of \(Clock.format(timeline.total)), "
+            + "\(Self.speedLabel(speed)) speed."
+    }
+
+    func chapterLine(_ chapter: Int, at position: PlaybackPosition) -> String {
+        "Chapter \(chapter + 1) of \(book.chapters.count): \(book.chapters[chapter].title) "
+            + "at \(Clock.format(timeline.bookTime(position)))."
+    }
+
+    /// Why playing cannot go on into `part`: the download's failure, or a file gone missing after it finished.
+    func unavailableText(part: Int, failure: String?) -> String {
+        let id = book.summary.shortID
+        let reason = failure ?? "its file is missing; run `shelf archive \(id)`, then `shelf download \(id)`"
+        return "part \(part + 1) is not on this computer and cannot be downloaded now (\(reason)); the position is saved"
+    }
+
+    func stoppedLine(_ outcome: ListenOutcome, at here: PlaybackPosition) -> String {
+        if outcome == .finished { return "Finished \(book.summary.title)." }
+        let time = timeline.bookTime(here)
+        let chapter = timeline.chapter(at: here)
+        let percent = timeline.total > 0 ? Int(time / timeline.total * 100) : 0
+        let listenedText = outcome == .limitReached ? "Listened for \(Clock.format(listened)); " : ""
+        return listenedText + "Stopped at \(Clock.format(time)) of \(Clock.format(timeline.total)) (\(percent)%), "
+            + "chapter \(chapter + 1) of \(book.chapters.count): \(book.chapters[chapter].title). Position saved."
+    }
+}

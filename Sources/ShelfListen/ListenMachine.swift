@@ -1,0 +1,442 @@
+import Foundation
+import ShelfCLI
+import ShelfCore
+import ShelfPlayback
+
+/// The rules of one `shelf listen`, with no I/O: it takes what happened (a key, a tick of the clock with what the
+/// player heard, a part that arrived, a lost device, a signal…) and returns what to do about it (save the position,
+/// push, seek, pause, print a line, end…).
+///
+/// It never reads the clock, the store, the player, the files or the terminal: the time and what the player reports
+/// come in the events, and `ListenSession`, the shell around it, carries the effects out.
+struct ListenMachine {
+    // What the session was asked.
+    let screen: Bool
+    let limit: Double?
+    let skip: Double
+
+    private(set) var book: Audiobook
+    private(set) var timeline: Timeline
+    /// What the player last reported, with what the effects since will have made of it.
+    private(set) var player: Snapshot
+    private(set) var speed = 1.0
+    private(set) var mode = Mode.player
+    private(set) var tocSelection = 0
+    private(set) var sleep: SleepTimer?
+    private(set) var sleepStep = -1
+    private(set) var message: Message?
+    /// Nil once the parts are all on disk and the download is over.
+    private(set) var download: Download?
+    private(set) var lastChapter = -1
+    /// The position last saved (or being saved); `confirmed` is the last the store took.
+    private(set) var savedPosition: PlaybackPosition?
+    private var confirmed: PlaybackPosition?
+    private(set) var lastSave = Date.distantPast
+    private(set) var lastPush: Date
+    /// Seconds of playing, pauses not counted.
+    private(set) var listened = 0.0
+    private(set) var lastTick: Date
+    private(set) var lastRefresh = Date.distantPast
+    private(set) var lastDraw = Date.distantPast
+    private(set) var announcedBuffering: Int?
+    private(set) var deviceGone = false
+    private(set) var finished = false
+    /// How the session ended, once it has.
+    private(set) var outcome: ListenOutcome?
+
+    /// The time of the latest event.
+    var now: Date { player.now }
+
+    init(book: Audiobook, timeline: Timeline, options: ListenOptions, downloading: Bool, now: Date) {
+        screen = options.screen
+        limit = options.limit
+        skip = options.skip
+        self.book = book
+        self.timeline = timeline
+        player = Snapshot(now: now, position: PlaybackPosition(part: 0, seconds: 0), state: .stopped)
+        sleep = options.sleep.map { .seconds($0) }
+        download = downloading ? .running : nil
+        lastPush = now
+        lastTick = now
+    }
+
+    /// Takes one event in; what to do about it, in order.
+    mutating func handle(_ event: Event) -> [Effect] {
+        switch event {
+        case .saved(let position):
+            confirmed = position
+            savedPosition = position
+            return []
+        case .saveFailed(let reason):
+            savedPosition = confirmed
+            return say("cannot save the position: \(reason)", error: true)
+        case .warnings(let warnings) where outcome != nil:
+            // The last ones, from the push on the way out: the screen is gone by then.
+            return warnings.map { .errorLine("shelf: warning: \($0)") }
+        default:
+            guard outcome == nil else { return [] }
+        }
+        switch event {
+        case .started(let position, let speed, let note, let snapshot):
+            player = snapshot
+            lastTick = snapshot.now
+            self.speed = speed
+            return started(at: position, note: note)
+        case .key(let key, let snapshot, let onDisk):
+            player = snapshot
+            let effects = handle(key, onDisk: onDisk)
+            guard screen && outcome == nil else { return effects }
+            lastDraw = now
+            return effects + [.redraw]
+        case .tick(let snapshot):
+            player = snapshot
+            return tick()
+        case .deviceLost(let snapshot):
+            player = snapshot
+            return deviceLost()
+        case .signal(let number, let snapshot):
+            player = snapshot
+            return end(.signal(number))
+        case .terminalGone(let snapshot):
+            player = snapshot
+            return end(.terminalGone)
+        case .resized:
+            guard screen else { return [] }
+            lastDraw = now
+            return [.redraw]
+        case .problems(let problems):
+            return problems.flatMap { say($0, error: true) }
+        case .warnings(let warnings):
+            return warnings.flatMap { say("warning: \($0)", error: true) }
+        case .measured(let lengths):
+            let known = timeline.notes.count
+            timeline.apply(lengths, book: book)
+            return timeline.notes.dropFirst(known).flatMap { say("note: \($0)", error: true) }
+        case .partsArrived(let fresh, let lengths, let complete):
+            book = fresh
+            timeline.apply(lengths, book: fresh)
+            if download != .running && complete { download = nil }
+        case .downloadEnded(let failure):
+            if download != nil { download = .ended(failure: failure) }
+        case .failed(let reason):
+            show(reason)
+        case .deviceReopened:
+            deviceGone = false
+            message = nil
+        case .deviceFailed(let reason):
+            show(reason, seconds: 3600)
+        case .saved, .saveFailed:
+            break
+        }
+        return []
+    }
+
+    // MARK: - Starting and ending
+
+    private mutating func started(at start: PlaybackPosition, note: String?) -> [Effect] {
+        var effects: [Effect] = []
+        if !screen {
+            if let note { effects.append(.line(note)) }
+            for note in timeline.notes { effects.append(.errorLine("shelf: note: \(note)")) }
+            effects.append(.line(playingLine(at: start)))
+        }
+        if let note { show(note) }
+        if let note = timeline.notes.first { show(note) }
+        return effects
+    }
+
+    /// Ends the session: pauses, saves, stops, gives the terminal back, pushes and says where it stopped.
+    private mutating func end(_ outcome: ListenOutcome) -> [Effect] {
+        var effects: [Effect] = []
+        if player.state == .playing || player.state == .buffering { effects += pause() }
+        effects += save(force: true, finished: outcome == .finished)
+        self.outcome = outcome
+        let here = player.position
+        effects.append(.stopPlayer)
+        if screen { effects.append(.restoreTerminal) }
+        // A slow or absent network must not hold the patron up: what is not sent stays queued.
+        effects.append(.pushAndWait(seconds: 3))
+        if outcome != .terminalGone {
+            effects.append(.line(stoppedLine(outcome, at: here)))
+        }
+        effects.append(.end(outcome))
+        return effects
+    }
+
+    // MARK: - Every tick
+
+    /// Keeps time, the sleep timer, the chapter line and the saved position up to date.
+    private mutating func tick() -> [Effect] {
+        let elapsed = now.timeIntervalSince(lastTick)
+        lastTick = now
+        if let message, message.until < now { self.message = nil }
+        var effects: [Effect] = []
+        let state = player.state
+        let position = player.position
+        if state == .playing {
+            listened += elapsed
+            if let limit, listened >= limit {
+                return pause() + end(.limitReached)
+            }
+            effects += runSleepTimer(elapsed: elapsed, at: position)
+            // Every 10 s of the clock or of the book, whichever comes first (at 3× the book runs ahead).
+            let moved = savedPosition.map { abs(timeline.bookTime(position) - timeline.bookTime($0)) } ?? .infinity
+            if now.timeIntervalSince(lastSave) >= 10 || moved >= 10 { effects += save() }
+            if now.timeIntervalSince(lastPush) >= 120 { effects += push() }
+        }
+        if state == .buffering, let part = player.bufferingPart {
+            if announcedBuffering != part {
+                announcedBuffering = part
+                let progress = book.parts[part].progress.map { " (\($0))" } ?? ""
+                effects += say("Buffering: part \(part + 1) is still downloading\(progress).")
+            }
+            // Nothing is fetching the part: the download failed, or its file went missing after it finished.
+            if download != .running {
+                let failure: String? = if case .ended(let failure)? = download { failure } else { nil }
+                let text = unavailableText(part: part, failure: failure)
+                effects += pause() + save(force: true)
+                guard screen else {
+                    return effects + [.errorLine("shelf: \(text)")] + end(.partUnavailable(failure == nil ? .playbackFailed : .offline))
+                }
+                show(text, seconds: 3600)
+            }
+        }
+        // While parts download, the book is re-read each second for progress and for parts that have arrived.
+        if download != nil && now.timeIntervalSince(lastRefresh) >= 1 {
+            lastRefresh = now
+            effects.append(.refreshBook)
+        }
+        let chapter = timeline.chapter(at: position)
+        if chapter != lastChapter {
+            if lastChapter >= 0 {
+                effects += save(force: true)
+                if !screen {
+                    effects.append(.line(chapterLine(chapter, at: position)))
+                }
+            }
+            lastChapter = chapter
+        }
+        if state == .finished && !finished {
+            finished = true
+            effects += save(force: true, finished: true) + push()
+            guard screen else { return effects + end(.finished) }
+            show("The end. Press space to hear it again, q to quit.", seconds: 3600)
+        }
+        if screen && now.timeIntervalSince(lastDraw) >= 0.25 {
+            lastDraw = now
+            effects.append(.redraw)
+        }
+        return effects
+    }
+
+    private mutating func runSleepTimer(elapsed: Double, at position: PlaybackPosition) -> [Effect] {
+        guard let sleep else { return [] }
+        let remaining: Double
+        switch sleep {
+        case .seconds(let left):
+            remaining = left - elapsed
+            self.sleep = .seconds(remaining)
+        case .endOfChapter(let chapter):
+            let current = timeline.chapter(at: position)
+            remaining = current != chapter ? 0 : (timeline.chapterEnd(chapter) - timeline.bookTime(position)) / speed
+        }
+        // The last few seconds fade out, so sleep does not come with a jolt.
+        var effects: [Effect] = [.setVolume(min(1, max(0, remaining / 5)))]
+        guard remaining <= 0 else { return effects }
+        effects += pause()
+        let here = player.position
+        // Drops what the device still holds, so playing again starts where the timer paused.
+        effects += seek(to: here)
+        effects.append(.setVolume(1))
+        self.sleep = nil
+        sleepStep = -1
+        effects += save(force: true) + push()
+        return effects + say("Sleep timer: paused at \(Clock.format(timeline.bookTime(here))); the position is saved.")
+    }
+
+    private mutating func deviceLost() -> [Effect] {
+        guard !deviceGone else { return [] }
+        deviceGone = true
+        let effects = pause() + save(force: true)
+        let place = Clock.format(timeline.bookTime(player.position))
+        guard screen else {
+            return effects
+                + [.errorLine("shelf: the audio device went away at \(place); the position is saved. Run shelf listen again to go on.")]
+                + end(.deviceLost)
+        }
+        show("The audio device went away: paused at \(place). Press space to play again.", seconds: 3600)
+        return effects
+    }
+
+    // MARK: - Keys
+
+    private mutating func handle(_ key: Key, onDisk: Set<Int>) -> [Effect] {
+        switch mode {
+        case .help:
+            mode = .player
+            return []
+        case .contents:
+            return handleContents(key, onDisk: onDisk)
+        case .player:
+            break
+        }
+        let here = player.position
+        switch key {
+        case .interrupt, .character("q"), .character("Q"): return end(.quit)
+        case .character(" "): return togglePause()
+        case .left: return skip(by: -skip)
+        case .right: return skip(by: skip)
+        case .character(","): return skip(by: -5)
+        case .character("."): return skip(by: 5)
+        case .character("n"): return jump(toChapter: timeline.chapter(at: here) + 1)
+        case .character("p"):
+            let chapter = timeline.chapter(at: here)
+            // As on a CD player: back to the start of this chapter, or to the one before when just started.
+            let into = timeline.bookTime(here) - timeline.chapterStart(chapter)
+            return jump(toChapter: into > 3 ? chapter : chapter - 1)
+        case .character("["): return changeSpeed(by: -0.25)
+        case .character("]"): return changeSpeed(by: 0.25)
+        case .character("t"):
+            mode = .contents
+            tocSelection = max(0, timeline.chapter(at: here))
+        case .character("s"): return stepSleepTimer()
+        case .character("b"): return addBookmark()
+        case .character("?"), .character("h"): mode = .help
+        default: break
+        }
+        return []
+    }
+
+    private mutating func handleContents(_ key: Key, onDisk: Set<Int>) -> [Effect] {
+        switch key {
+        case .up, .character("k"): tocSelection = max(0, tocSelection - 1)
+        case .down, .character("j"): tocSelection = min(book.chapters.count - 1, tocSelection + 1)
+        case .enter:
+            let chapter = book.chapters[tocSelection]
+            guard onDisk.contains(chapter.part) else {
+                let progress = book.parts[chapter.part].progress.map { ": \($0) downloaded" } ?? ""
+                show("Chapter \(tocSelection + 1) is not downloaded yet (part \(chapter.part + 1)\(progress)).")
+                return []
+            }
+            mode = .player
+            return jump(toChapter: tocSelection)
+        case .escape, .character("t"), .character("q"): mode = .player
+        default: break
+        }
+        return []
+    }
+
+    private mutating func togglePause() -> [Effect] {
+        if deviceGone { return [.reopenDevice(at: player.position, speed: speed)] }
+        switch player.state {
+        case .finished:
+            finished = false
+            message = nil
+            player.state = .playing
+            return seek(to: PlaybackPosition(part: 0, seconds: 0)) + [.play]
+        case .paused:
+            player.state = .playing
+            return [.play]
+        default:
+            return pause() + save(force: true) + push()
+        }
+    }
+
+    private mutating func skip(by seconds: Double) -> [Effect] {
+        let target = timeline.bookTime(player.position) + seconds
+        return seekAndSave(timeline.place(min(max(0, target), max(0, timeline.total - 0.25))))
+    }
+
+    private mutating func jump(toChapter index: Int) -> [Effect] {
+        guard book.chapters.indices.contains(index) else {
+            show(index < 0 ? "This is the first chapter." : "This is the last chapter.")
+            return []
+        }
+        let chapter = book.chapters[index]
+        return seekAndSave(PlaybackPosition(part: chapter.part, seconds: chapter.offset))
+    }
+
+    private mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
+        let effects = seek(to: position)
+        if finished {
+            finished = false
+            message = nil
+        }
+        return effects + save(force: true)
+    }
+
+    private mutating func changeSpeed(by step: Double) -> [Effect] {
+        let wanted = min(TempoFilter.speeds.upperBound, max(TempoFilter.speeds.lowerBound, speed + step))
+        guard wanted != speed else { return [] }
+        speed = wanted
+        show("Speed \(Self.speedLabel(wanted)).")
+        return [.setSpeed(wanted), .saveSpeed(wanted)]
+    }
+
+    private mutating func stepSleepTimer() -> [Effect] {
+        sleepStep += 1
+        if sleepStep >= SleepTimer.steps.count {
+            sleepStep = -1
+            sleep = nil
+            show("Sleep timer off.")
+            return [.setVolume(1)]
+        }
+        if let seconds = SleepTimer.steps[sleepStep] {
+            sleep = .seconds(seconds)
+            show("Sleep timer: \(Int(seconds / 60)) minutes.")
+        } else {
+            sleep = .endOfChapter(timeline.chapter(at: player.position))
+            show("Sleep timer: end of this chapter.")
+        }
+        return []
+    }
+
+    private mutating func addBookmark() -> [Effect] {
+        let here = player.position
+        show("Bookmark added at \(Clock.format(timeline.bookTime(here))).")
+        return [.addBookmark(place(here))] + push()
+    }
+
+    // MARK: - Effects on the player, as the machine sees them
+
+    private mutating func pause() -> [Effect] {
+        if player.state == .playing || player.state == .buffering { player.state = .paused }
+        return [.pause]
+    }
+
+    /// A seek is heard at once: the player's position is the target until it plays on.
+    private mutating func seek(to position: PlaybackPosition) -> [Effect] {
+        player.position = position
+        return [.seek(position)]
+    }
+
+    private mutating func push() -> [Effect] {
+        lastPush = now
+        return [.push]
+    }
+
+    /// Saves the heard position (unless it has not moved); `force` saves even then.
+    private mutating func save(force: Bool = false, finished: Bool = false) -> [Effect] {
+        let here = player.position
+        lastSave = now
+        guard force || finished || savedPosition != here else { return [] }
+        savedPosition = here
+        let percent = timeline.total > 0 ? min(100, timeline.bookTime(here) / timeline.total * 100) : nil
+        return [.savePosition(place(here), percent: percent, finished: finished)]
+    }
+
+    // MARK: - Messages
+
+    /// A line for the patron: on the screen for a few seconds, or printed without one.
+    private mutating func say(_ text: String, error: Bool = false) -> [Effect] {
+        if screen {
+            show(text)
+            return []
+        }
+        return [error ? .errorLine("shelf: \(text)") : .line(text)]
+    }
+
+    private mutating func show(_ text: String, seconds: Double = 4) {
+        message = Message(text: text, until: now.addingTimeInterval(seconds))
+    }
+}

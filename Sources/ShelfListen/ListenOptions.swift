@@ -1,0 +1,83 @@
+import Foundation
+import ShelfCLI
+import ShelfCore
+import ShelfPlayback
+
+/// What `shelf listen` was asked to do.
+struct ListenOptions {
+    /// Where to start, in seconds of the book; nil resumes.
+    var from: Double?
+    /// The chapter to start at, from 1.
+    var chapter: Int?
+    var speed: Double?
+    /// The full-screen player; false prints one line per chapter and at the end.
+    var screen: Bool
+    /// Stop after this much listening (seconds of playing, pauses not counted).
+    var limit: Double?
+    /// A sleep timer set from the start.
+    var sleep: Double?
+    /// What ←/→ skip, in seconds.
+    var skip: Double = 30
+    var log: (@Sendable (String) -> Void)?
+}
+
+/// How a listening session ended.
+enum ListenOutcome: Equatable {
+    case quit, finished, limitReached
+    /// An interrupt, terminate or hang-up signal.
+    case signal(Int32)
+    /// The terminal closed under the player.
+    case terminalGone
+    /// The audio device went away with no screen to say so and no key to resume.
+    case deviceLost
+    /// The next part is not on disk and cannot be downloaded now.
+    case partUnavailable(ShelfExit)
+
+    var exitCode: Int32 {
+        switch self {
+        case .quit, .finished, .limitReached: 0
+        case .signal(let number): 128 + number
+        case .terminalGone: 128 + SIGHUP
+        case .deviceLost: ShelfExit.audioDevice.rawValue
+        case .partUnavailable(let code): code.rawValue
+        }
+    }
+}
+
+/// The sleep timer: a number of seconds of playing left, or the end of a chapter.
+enum SleepTimer: Equatable {
+    case seconds(Double)
+    case endOfChapter(Int)
+
+    /// The choices `s` steps through, after off.
+    static let steps: [Double?] = [15 * 60, 30 * 60, 45 * 60, 60 * 60, nil]
+}
+
+/// Why `shelf listen` cannot play a title.
+enum ListenError: ShelfFailure {
+    case notAudiobook(title: String)
+    case notDownloaded(title: String, reason: String)
+    case playback(PlaybackError)
+    case alreadyPlaying(pid: Int32?)
+
+    var exitCode: ShelfExit {
+        switch self {
+        case .alreadyPlaying: .busy
+        case .notAudiobook: .notAllowed
+        case .notDownloaded: .offline
+        case .playback(.noAudioDevice): .audioDevice
+        case .playback: .playbackFailed
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .notAudiobook(let title): "\(title) is not an audiobook; shelf only plays audiobooks"
+        case .notDownloaded(let title, let reason):
+            "\(title) is not downloaded and cannot be fetched now (\(reason)); connect and run `shelf download`"
+        case .playback(let error): error.description
+        case .alreadyPlaying(let pid):
+            "this title is already playing in another shelf listen" + (pid.map { " (pid \($0))" } ?? "") + "; quit that one first"
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import ShelfCore
+
+/// Every call `shelf listen` makes to the store, in one place: the title and its parts, the saved state at the start,
+/// and the positions, speed and bookmarks written as the patron listens.
+struct ListenRecords {
+    let store: Store
+    let library: Library
+    let home: Home
+    /// What the patron typed to name the title.
+    let query: String
+    /// The title, resolved once.
+    let edition: EditionRef
+    /// This computer's device id, which every saved position carries.
+    let device: String
+
+    init(store: Store, library: Library, home: Home, query: String) throws {
+        self.store = store
+        self.library = library
+        self.home = home
+        self.query = query
+        device = try store.deviceID()
+        edition = try store.resolveEdition(query, in: library)
+    }
+
+    func summary() throws -> EditionSummary { try store.edition(edition).summary }
+
+    /// The book with its parts where `home` keeps them; throws when it has never been downloaded.
+    func audiobook() throws -> Audiobook { try store.audiobook(edition, home: home) }
+
+    func listeningState() throws -> ListeningState { try store.listeningState(of: edition) }
+
+    func saveSpeed(_ speed: Double) throws { try store.saveSpeed(speed, of: edition) }
+
+    func savePosition(_ place: ListenMachine.Place, percent: Double?, finished: Bool) throws {
+        try store.savePosition(listeningPosition(place), of: edition, percent: percent, finished: finished)
+    }
+
+    func addBookmark(_ place: ListenMachine.Place) throws { try store.addBookmark(listeningPosition(place), of: edition) }
+
+    private func listeningPosition(_ place: ListenMachine.Place) -> ListeningPosition {
+        ListeningPosition(
+            part: place.position.part, seconds: place.position.seconds, readingOrderItem: place.readingOrderItem,
+            device: device, deviceName: nil, at: place.at)
+    }
+
+    /// The library's annotation client, or nil when there is none to reach (no library session can be made).
+    func positionSync(configuration: HTTPConfiguration) -> PositionSync? {
+        try? PositionSync(store: store, home: home, library: library, configuration: configuration)
+    }
+
+    /// Downloads the title's missing parts on a thread of its own, with a store of its own; the result is why the
+    /// download stopped short, or nil when every part arrived.
+    func download(configuration: HTTPConfiguration) -> Background<String?> {
+        let (home, library, edition) = (home, library, edition)
+        return Background {
+            do {
+                let store = try Store(home: home)
+                let service = try FulfilmentService(store: store, home: home, library: library, configuration: configuration)
+                let report = try service.download(edition)
+                return report.state != .downloaded ? report.failures.first ?? report.message : nil
+            } catch let error as ShelfFailure {
+                return error.description
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+}

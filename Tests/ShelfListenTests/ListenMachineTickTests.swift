@@ -1,0 +1,181 @@
+import Foundation
+import ShelfPlayback
+import Testing
+@testable import ShelfListen
+
+/// Time passing, by a clock that moves only when told: the save and push rules, the sleep timer, the limit, and the
+/// book's end. Without a screen, so the effects are not interleaved with redraws.
+@Suite struct ListenMachineTickTests {
+    @Test func itSavesAtOnceThenEveryTenSecondsOfTheClock() {
+        // At half speed the book moves 5 s while the clock moves 10.
+        var session = Harness(screen: false, speed: 0.5)
+        #expect(session.tick(after: 1) == [session.save(at(0, 15.5))])
+        for second in 2...10 {
+            #expect(session.tick(after: 1) == [], "second \(second)")
+        }
+        #expect(session.tick(after: 1) == [session.save(at(0, 20.5))])
+    }
+
+    @Test func itSavesEveryTenSecondsOfTheBookWhenTheBookRunsAhead() {
+        // At 3× the book moves 10 s in a little over 3 s of the clock.
+        var session = Harness(screen: false, at: at(1, 1), speed: 3)
+        #expect(session.tick(after: 1) == [session.save(at(1, 4))])
+        for second in 2...4 {
+            #expect(session.tick(after: 1) == [], "second \(second)")
+        }
+        #expect(session.tick(after: 1) == [session.save(at(1, 16))])
+    }
+
+    @Test func nothingIsSavedOrCountedWhilePaused() {
+        var session = Harness(screen: false)
+        session.tick(after: 1)
+        #expect(session.key(" ") == [.pause, session.save(at(0, 16)), .push])
+        for _ in 0..<10 {
+            #expect(session.tick(after: 30) == [])
+        }
+        #expect(session.machine.listened == 1)
+    }
+
+    @Test func positionsArePushedEveryTwoMinutesOfPlaying() {
+        var session = Harness(screen: false, speed: 0.5)
+        var pushes: [Int] = []
+        for second in stride(from: 10, through: 250, by: 10) {
+            if session.tick(after: 10).contains(.push) { pushes.append(second) }
+        }
+        #expect(pushes == [120, 240])
+        // A pause pushes at once, and the next push is two minutes of the clock after it.
+        #expect(session.key(" ") == [.pause, session.save(session.position), .push])
+        #expect(session.key(" ") == [.play])
+        #expect(!session.tick(after: 110).contains(.push))
+        #expect(session.tick(after: 10).contains(.push))
+    }
+
+    @Test func aNewChapterIsSavedAndSaidWithoutAScreen() {
+        var session = Harness(screen: false, at: at(0, 28))
+        session.tick(after: 1)
+        #expect(session.tick(after: 1) == [session.save(at(1, 0)), .line("Chapter 3 of 5: Chapter 2 at 0:30.")])
+        var screen = Harness(at: at(0, 28))
+        screen.quietTick(after: 1)
+        #expect(screen.quietTick(after: 1) == [screen.save(at(1, 0))])
+    }
+
+    /// As `shelf listen --no-ui --from 0:01 --sleep 6s`: six seconds of playing, the last five fading out, then a
+    /// pause (not the end) at 0:07, saved and pushed.
+    @Test func theSleepTimerFadesOutPausesAndSaves() {
+        var session = Harness(screen: false, at: at(0, 1), sleep: 6)
+        #expect(session.started == [.line("Playing The Test Book at 0:01 of 2:00, 1.0× speed.")])
+        #expect(session.tick(after: 1) == [.setVolume(1), session.save(at(0, 2))])
+        #expect(session.tick(after: 1) == [.setVolume(0.8)])
+        #expect(session.tick(after: 1) == [.setVolume(0.6)])
+        #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 2 of 5: Chapter 1 at 0:05.")])
+        #expect(session.tick(after: 1) == [.setVolume(0.2)])
+        #expect(session.tick(after: 1) == [
+            .setVolume(0), .pause, .seek(at(0, 7)), .setVolume(1), session.save(at(0, 7)), .push,
+            .line("Sleep timer: paused at 0:07; the position is saved."),
+        ])
+        #expect(session.machine.sleep == nil)
+        #expect(session.tick(after: 5) == [])
+        #expect(session.machine.outcome == nil)
+        #expect(session.state == .paused)
+    }
+
+    @Test func theSleepTimerCountsOnlyPlaying() {
+        var session = Harness(screen: false, sleep: 600)
+        session.tick(after: 10)
+        session.state = .paused
+        session.tick(after: 300)
+        #expect(session.machine.sleep == .seconds(590))
+        session.state = .playing
+        #expect(session.tick(after: 5).first == .setVolume(1))
+        #expect(session.machine.sleep == .seconds(585))
+    }
+
+    @Test func theSleepTimerCanEndWithTheChapter() {
+        var session = Harness(at: at(0, 20), speed: 2)
+        for _ in 0..<5 { _ = session.key("s") }
+        #expect(session.machine.sleep == .endOfChapter(1))
+        // Ten seconds of the chapter left at 2×: five of playing.
+        #expect(session.quietTick(after: 1) == [.setVolume(0.8), session.save(at(0, 22))])
+        #expect(session.quietTick(after: 3) == [.setVolume(0.2)])
+        // The next chapter has begun: pause there (and the new chapter saves the place too).
+        #expect(session.quietTick(after: 1.5) == [
+            .setVolume(0), .pause, .seek(at(1, 1)), .setVolume(1), session.save(at(1, 1)), .push, session.save(at(1, 1)),
+        ])
+        #expect(session.machine.message?.text == "Sleep timer: paused at 0:31; the position is saved.")
+        #expect(session.machine.sleepStep == -1)
+        // `s` starts again from the first choice.
+        _ = session.key("s")
+        #expect(session.machine.sleep == .seconds(900))
+    }
+
+    @Test func listeningStopsAtTheLimitCountingOnlyPlaying() {
+        var session = Harness(screen: false, limit: 5)
+        for _ in 0..<4 { session.tick(after: 1) }
+        session.state = .paused
+        session.tick(after: 100)
+        session.state = .playing
+        let line = "Listened for 0:05; Stopped at 0:20 of 2:00 (16%), chapter 2 of 5: Chapter 1. Position saved."
+        #expect(session.tick(after: 1) == [.pause] + session.ending(.limitReached, at: at(0, 20), line: line, screen: false))
+        #expect(session.machine.outcome == .limitReached)
+    }
+
+    @Test func theEndWithoutAScreenFinishes() {
+        var session = Harness(screen: false, at: at(3, 29))
+        session.tick(after: 0.5)
+        session.state = .finished
+        session.position = at(3, 30)
+        #expect(session.tick(after: 0.5) == [session.save(at(3, 30), finished: true), .push]
+            + session.ending(.finished, at: at(3, 30), line: "Finished The Test Book.", screen: false, finished: true))
+    }
+
+    @Test func theEndOnTheScreenWaitsForSpaceOrQ() {
+        var session = Harness(at: at(3, 29))
+        session.quietTick(after: 0.5)
+        session.state = .finished
+        session.position = at(3, 30)
+        #expect(session.quietTick(after: 0.5) == [session.save(at(3, 30), finished: true), .push])
+        #expect(session.machine.message?.text == "The end. Press space to hear it again, q to quit.")
+        #expect(session.machine.message?.until == session.now.addingTimeInterval(3600))
+        #expect(session.quietTick(after: 60) == [])
+        #expect(session.key(" ") == [.seek(at(0, 0)), .play, .redraw])
+        #expect(session.machine.message == nil)
+        #expect(!session.machine.finished)
+    }
+
+    @Test func aSeekAfterTheEndPlaysOnFromThere() {
+        var session = Harness(at: at(3, 29))
+        session.state = .finished
+        session.position = at(3, 30)
+        session.quietTick()
+        #expect(session.key(.left) == [.seek(at(3, 0)), session.save(at(3, 0)), .redraw])
+        #expect(session.machine.message == nil)
+        #expect(!session.machine.finished)
+    }
+
+    @Test func signalsAndAClosedTerminalEndWithTheirOutcome() {
+        let stopped = "Stopped at 0:15 of 2:00 (12%), chapter 2 of 5: Chapter 1. Position saved."
+        for number in [SIGTERM, SIGHUP, SIGINT] {
+            var session = Harness()
+            #expect(session.send(.signal(number, session.snapshot)) == [.pause] + session.ending(.signal(number), at: at(0, 15), line: stopped))
+            var plain = Harness(screen: false)
+            #expect(plain.send(.signal(number, plain.snapshot))
+                    == [.pause] + plain.ending(.signal(number), at: at(0, 15), line: stopped, screen: false))
+        }
+        var session = Harness()
+        session.state = .paused
+        #expect(session.send(.terminalGone(session.snapshot)) == session.ending(.terminalGone, at: at(0, 15), line: nil))
+    }
+
+    @Test func afterTheEndOnlyTheLastWarningsAndSaveAnswersCount() {
+        var session = Harness()
+        _ = session.key("q")
+        #expect(session.send(.warnings(["ignored a malformed annotation"])) == [.errorLine("shelf: warning: ignored a malformed annotation")])
+        #expect(session.send(.deviceLost(session.snapshot)) == [])
+        #expect(session.send(.problems(["part 2 cannot be played"])) == [])
+        #expect(session.send(.resized) == [])
+        var plain = Harness(screen: false)
+        plain.state = .paused
+        _ = plain.send(.signal(SIGTERM, plain.snapshot))
+        #expect(plain.send(.saveFailed("disk full")) == [.errorLine("shelf: cannot save the position: disk full")])
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import ShelfPlayback
+import Testing
+@testable import ShelfCore
+@testable import ShelfListen
+
+/// Where a session begins: the command line, this computer's position, or another device's, by table.
+@Suite struct StartingPointTests {
+    static let saved = Date(timeIntervalSinceReferenceDate: 800_000_000)
+
+    static func position(_ part: Int, _ seconds: Double, device: String = "urn:uuid:this", name: String? = nil,
+                         at: Date = saved) -> ListeningPosition {
+        ListeningPosition(part: part, seconds: seconds, readingOrderItem: "", device: device, deviceName: name, at: at)
+    }
+
+    static func state(_ position: ListeningPosition?, _ consumption: Consumption = .inProgress, speed: Double = 1) -> ListeningState {
+        ListeningState(position: position, speed: speed, consumption: consumption, percent: nil, pendingPush: false)
+    }
+
+    struct Row {
+        var name: String
+        var options = ListenOptions(screen: false)
+        var saved: ListeningState
+        var remote: ListeningPosition?
+        var position: PlaybackPosition
+        var note: String?
+        /// Whether the library is asked at all.
+        var asks = true
+    }
+
+    static let later = saved.addingTimeInterval(60)
+
+    static let rows: [Row] = [
+        Row(name: "never played", saved: state(nil), position: at(0, 0)),
+        Row(name: "this computer's position", saved: state(position(1, 5)), position: at(1, 5), note: "Resuming at 0:35."),
+        Row(name: "a newer position from a named device", saved: state(position(1, 5)),
+            remote: position(2, 2.5, device: "urn:uuid:phone", name: "Pixel 7", at: later), position: at(2, 2.5),
+            note: "Resuming at 1:02 from Pixel 7."),
+        Row(name: "a device known only by its URN", saved: state(nil), remote: position(2, 2.5, device: "urn:uuid:phone", at: later),
+            position: at(2, 2.5), note: "Resuming at 1:02 from another device."),
+        Row(name: "a device that sends a name as its id", saved: state(nil), remote: position(3, 1, device: "Kitchen tablet", at: later),
+            position: at(3, 1), note: "Resuming at 1:31 from Kitchen tablet."),
+        Row(name: "an older position from another device", saved: state(position(1, 5)),
+            remote: position(2, 2.5, device: "urn:uuid:phone", at: saved.addingTimeInterval(-60)), position: at(1, 5),
+            note: "Resuming at 0:35."),
+        Row(name: "another device within a second of this one", saved: state(position(1, 5)),
+            remote: position(1, 5.8, device: "urn:uuid:phone", at: later), position: at(1, 5), note: "Resuming at 0:35."),
+        Row(name: "a position in a part the book does not have", saved: state(position(7, 5)), position: at(0, 0)),
+        Row(name: "a finished book starts again", saved: state(position(1, 5), .finished), position: at(0, 0),
+            note: "Starting again from the beginning."),
+        Row(name: "the last second starts again", saved: state(position(3, 29.5)), position: at(0, 0),
+            note: "Starting again from the beginning."),
+        Row(name: "--from", options: ListenOptions(from: 75, screen: false), saved: state(position(1, 5)),
+            remote: position(3, 1, device: "urn:uuid:phone", at: later), position: at(2, 15), asks: false),
+        Row(name: "--chapter", options: ListenOptions(chapter: 2, screen: false), saved: state(position(1, 5), .finished),
+            position: at(0, 5), asks: false),
+    ]
+
+    @Test func whereASessionBegins() {
+        let book = TestBook.book()
+        for row in Self.rows {
+            var asked = false
+            let start = ListenMachine.startingPoint(
+                options: row.options, saved: row.saved, timeline: TestBook.timeline(book), chapters: book.chapters,
+                remote: {
+                    asked = true
+                    return row.remote
+                })
+            #expect(start.position == row.position, "\(row.name)")
+            #expect(start.note == row.note, "\(row.name)")
+            #expect(asked == row.asks, "\(row.name)")
+        }
+    }
+
+    @Test func theSpeedAskedForWinsAndOneOutOfRangeIsOne() {
+        #expect(ListenMachine.speed(asked: nil, saved: 1.5) == 1.5)
+        #expect(ListenMachine.speed(asked: 2, saved: 1.5) == 2)
+        #expect(ListenMachine.speed(asked: nil, saved: 7) == 1)
+        #expect(ListenMachine.speed(asked: nil, saved: 0.25) == 1)
+    }
+}
