@@ -78,7 +78,7 @@ public struct OPDSParser: Sendable {
 }
 
 /// Element and attribute names the parser looks for, interned once per reader.
-private struct Vocabulary {
+struct Vocabulary {
     let atom, opds, dcterms, schema, opf, bibframe, app, simplified: XMLName
     let feed, entry, id, title, updated, published, link, author, contributor, name, uri: XMLName
     let summary, content, category: XMLName
@@ -145,7 +145,7 @@ private struct Vocabulary {
 }
 
 /// Where an entry link goes in the model, decided from its `rel`.
-private enum LinkRole {
+enum LinkRole {
     case acquisition(AcquisitionKind)
     case cover, thumbnail, revoke, annotations, other
 
@@ -179,7 +179,7 @@ private enum LinkRole {
 }
 
 /// The attributes of an Atom link.
-private struct LinkAttributes {
+struct LinkAttributes {
     var href: String?
     var rel: String?
     var type: String?
@@ -187,17 +187,17 @@ private struct LinkAttributes {
 }
 
 /// One pass over one document: owns the reader and the state of the entry being read.
-private final class OPDSDocumentReader {
-    private let reader: XMLReader
-    private let names: Vocabulary
-    private let baseURL: URL?
-    private let maxEntryBytes: Int
+final class OPDSDocumentReader {
+    let reader: XMLReader
+    let names: Vocabulary
+    let baseURL: URL?
+    let maxEntryBytes: Int
     // Unchecked exclusivity: these are touched for every element, and a single-threaded reader cannot
     // overlap accesses; the dynamic checks cost several percent of the parse.
-    @exclusivity(unchecked) private var info = OPDSFeedInfo()
+    @exclusivity(unchecked) var info = OPDSFeedInfo()
     /// Text bytes the current entry may still take.
-    @exclusivity(unchecked) private var budget = 0
-    @exclusivity(unchecked) private var entryLine = 0
+    @exclusivity(unchecked) var budget = 0
+    @exclusivity(unchecked) var entryLine = 0
     /// Whether the root element was a feed rather than a single entry.
     private(set) var rootIsFeed = false
 
@@ -238,7 +238,7 @@ private final class OPDSDocumentReader {
         return info
     }
 
-    private func readFeed(onEntry: (OPDSEntry) throws -> Void) throws {
+    func readFeed(onEntry: (OPDSEntry) throws -> Void) throws {
         try forEachChild { namespace, local in
             guard namespace == names.atom else { return try reader.skipElement() }
             switch local {
@@ -264,7 +264,7 @@ private final class OPDSDocumentReader {
         }
     }
 
-    private func feedText() throws -> String {
+    func feedText() throws -> String {
         guard let text = try reader.readText(maxBytes: maxEntryBytes) else {
             throw OPDSParseError.entryTooLarge(line: reader.line, limit: maxEntryBytes)
         }
@@ -273,7 +273,7 @@ private final class OPDSDocumentReader {
 
     /// Calls `body` for each child element of the current element; `body` must consume the child.
     @inline(__always)
-    private func forEachChild(_ body: (_ namespace: XMLName, _ local: XMLName) throws -> Void) throws {
+    func forEachChild(_ body: (_ namespace: XMLName, _ local: XMLName) throws -> Void) throws {
         if reader.isEmptyElement { return }
         let depth = reader.depth
         while try reader.read() {
@@ -288,7 +288,7 @@ private final class OPDSDocumentReader {
     // MARK: Entries
 
     /// Reads the entry the reader is on; nil (with a warning) when it has no id.
-    private func readEntry() throws -> OPDSEntry? {
+    func readEntry() throws -> OPDSEntry? {
         entryLine = reader.line
         budget = maxEntryBytes
         let startOffset = reader.bytesConsumed
@@ -304,7 +304,7 @@ private final class OPDSDocumentReader {
         }
     }
 
-    private func readEntryBody() throws -> OPDSEntry? {
+    func readEntryBody() throws -> OPDSEntry? {
         var entry = OPDSEntry(id: "", title: "")
         reader.forEachAttribute { attribute in
             if attribute.name == names.additionalType && attribute.namespace == names.schema {
@@ -324,7 +324,7 @@ private final class OPDSDocumentReader {
         return entry
     }
 
-    private func readEntryChild(_ namespace: XMLName, _ local: XMLName, into entry: inout OPDSEntry) throws {
+    func readEntryChild(_ namespace: XMLName, _ local: XMLName, into entry: inout OPDSEntry) throws {
         switch namespace {
         case names.atom:
             switch local {
@@ -374,7 +374,7 @@ private final class OPDSDocumentReader {
     }
 
     /// Reads the current element's text, charging it to the entry's budget.
-    private func text() throws -> String {
+    func text() throws -> String {
         guard let text = try reader.readText(maxBytes: budget) else {
             throw OPDSParseError.entryTooLarge(line: entryLine, limit: maxEntryBytes)
         }
@@ -382,18 +382,18 @@ private final class OPDSDocumentReader {
         return text
     }
 
-    private func spend(_ bytes: Int) throws {
+    func spend(_ bytes: Int) throws {
         budget -= bytes
         if budget < 0 { throw OPDSParseError.entryTooLarge(line: entryLine, limit: maxEntryBytes) }
     }
 
-    private func attributeValue(_ attribute: XMLAttribute) -> String {
+    func attributeValue(_ attribute: XMLAttribute) -> String {
         let value = attribute.value
         budget -= value.utf8.count
         return value
     }
 
-    private func linkAttributes() -> LinkAttributes {
+    func linkAttributes() -> LinkAttributes {
         var link = LinkAttributes()
         reader.forEachAttribute { attribute in
             guard attribute.namespace == .none else { return }
@@ -408,7 +408,7 @@ private final class OPDSDocumentReader {
         return link
     }
 
-    private func categoryAttributes() -> Category? {
+    func categoryAttributes() -> Category? {
         var term: String?
         var scheme: String?
         var label: String?
@@ -424,7 +424,7 @@ private final class OPDSDocumentReader {
         return term.map { Category(scheme: scheme, term: $0, label: label) }
     }
 
-    private func readPerson() throws -> Contributor {
+    func readPerson() throws -> Contributor {
         var person = Contributor(name: "")
         var uri: String?
         var linkHref: String?
@@ -452,173 +452,4 @@ private final class OPDSDocumentReader {
         return person
     }
 
-    private func readEntryLink(into entry: inout OPDSEntry) throws {
-        // Each field is moved out of the attributes rather than copied: at seven links an entry, the
-        // retain and release of copied strings shows in profiles.
-        var attributes = linkAttributes()
-        try spend(0)
-        guard let rawHref = attributes.href.take() else { return try reader.skipElement() }
-        let href = resolve(rawHref)
-        let role = LinkRole(rel: attributes.rel)
-        if case .acquisition(let kind) = role {
-            var acquisition = Acquisition(
-                kind: kind, rel: attributes.rel.take() ?? "", href: href, type: attributes.type.take())
-            try readAcquisitionChildren(into: &acquisition)
-            entry.acquisitions.append(acquisition)
-            return
-        }
-        try reader.skipElement()
-        switch role {
-        case .cover: if entry.coverURL == nil { entry.coverURL = href }
-        case .thumbnail: if entry.thumbnailURL == nil { entry.thumbnailURL = href }
-        case .revoke: if entry.revokeURL == nil { entry.revokeURL = href }
-        case .annotations: if entry.annotationsURL == nil { entry.annotationsURL = href }
-        case .acquisition, .other:
-            entry.links.append(
-                OPDSLink(
-                    href: href, rel: attributes.rel.take(), type: attributes.type.take(),
-                    title: attributes.title.take()))
-        }
-    }
-
-    private func readAcquisitionChildren(into acquisition: inout Acquisition) throws {
-        try forEachChild { namespace, local in
-            guard namespace == names.opds else { return try reader.skipElement() }
-            switch local {
-            case names.indirectAcquisition:
-                if let node = try readIndirect() { acquisition.indirect.append(node) }
-            case names.availability:
-                var status = ""
-                var since: Date?
-                var until: Date?
-                reader.forEachAttribute { attribute in
-                    guard attribute.namespace == .none else { return }
-                    switch attribute.name {
-                    case names.status: status = attributeValue(attribute)
-                    case names.since: since = OPDSDate.parse(attributeValue(attribute))
-                    case names.until: until = OPDSDate.parse(attributeValue(attribute))
-                    default: break
-                    }
-                }
-                acquisition.availability = Availability(status: status, since: since, until: until)
-                try reader.skipElement()
-            case names.holds:
-                var holds = Holds()
-                reader.forEachAttribute { attribute in
-                    guard attribute.namespace == .none else { return }
-                    switch attribute.name {
-                    case names.total: holds.total = Int(attributeValue(attribute))
-                    case names.position: holds.position = Int(attributeValue(attribute))
-                    default: break
-                    }
-                }
-                acquisition.holds = holds
-                try reader.skipElement()
-            case names.copies:
-                var copies = Copies()
-                reader.forEachAttribute { attribute in
-                    guard attribute.namespace == .none else { return }
-                    switch attribute.name {
-                    case names.total: copies.total = Int(attributeValue(attribute))
-                    case names.available: copies.available = Int(attributeValue(attribute))
-                    default: break
-                    }
-                }
-                acquisition.copies = copies
-                try reader.skipElement()
-            case names.price:
-                var currency: String?
-                reader.forEachAttribute { attribute in
-                    if attribute.name == names.currencyCode && attribute.namespace == .none {
-                        currency = attributeValue(attribute)
-                    }
-                }
-                acquisition.price = Price(value: try text(), currency: currency)
-            default:
-                try reader.skipElement()
-            }
-        }
-        try spend(0)
-    }
-
-    /// Reads an `opds:indirectAcquisition` and its nested ones; nil when it names no type.
-    private func readIndirect() throws -> IndirectAcquisition? {
-        var type: String?
-        reader.forEachAttribute { attribute in
-            if attribute.name == names.type && attribute.namespace == .none { type = attributeValue(attribute) }
-        }
-        try spend(0)
-        var node = IndirectAcquisition(type: type ?? "")
-        try forEachChild { namespace, local in
-            if namespace == names.opds && local == names.indirectAcquisition {
-                if let child = try readIndirect() { node.children.append(child) }
-            } else {
-                try reader.skipElement()
-            }
-        }
-        return type == nil ? nil : node
-    }
-
-    // MARK: Links
-
-    /// Resolves a relative reference against the base URL; absolute and unresolvable ones stay as written.
-    ///
-    /// Foundation would "repair" an invalid reference by percent-encoding it (turning `a%zz b` into
-    /// `a%25zz%20b`), inventing a link the server never meant; keeping the text as written leaves the
-    /// problem visible instead. Non-ASCII characters are fine: Atom links are IRIs.
-    private func resolve(_ href: String) -> String {
-        guard let baseURL, !hasScheme(href), isValidReference(href) else { return href }
-        guard let url = URL(string: href, relativeTo: baseURL) else { return href }
-        return url.absoluteString
-    }
-
-    /// True when every ASCII character of `href` may appear in an RFC 3986 reference and each `%` starts
-    /// a percent-escape.
-    private func isValidReference(_ href: String) -> Bool {
-        var utf8 = href.utf8.makeIterator()
-        while let byte = utf8.next() {
-            switch byte {
-            case UInt8(ascii: "%"):
-                guard let high = utf8.next(), let low = utf8.next(), isHexDigit(high), isHexDigit(low) else {
-                    return false
-                }
-            case 0..<0x21, 0x7F, UInt8(ascii: "\""), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\\"),
-                UInt8(ascii: "^"), UInt8(ascii: "`"), UInt8(ascii: "{"), UInt8(ascii: "|"), UInt8(ascii: "}"):
-                return false
-            default:
-                break
-            }
-        }
-        return true
-    }
-
-    private func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-            UInt8(ascii: "A")...UInt8(ascii: "F"):
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// True when `href` starts with an RFC 3986 scheme, which makes it absolute: it is left untouched even
-    /// when the rest does not parse, so a broken link stays visible as the server wrote it.
-    private func hasScheme(_ href: String) -> Bool {
-        var first = true
-        for byte in href.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-                break
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                if first { return false }
-            case UInt8(ascii: ":"):
-                return !first
-            default:
-                return false
-            }
-            first = false
-        }
-        return false
-    }
 }
