@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a push of queued positions and bookmarks did.
 public struct PushReport: Codable, Sendable, Equatable {
@@ -7,6 +8,8 @@ public struct PushReport: Codable, Sendable, Equatable {
     public var pending: Int
     /// Why some stayed queued, when they did.
     public var failure: String?
+    /// Items the library refused and that were dropped, one line each (also told to `warn`).
+    public var warnings: [String] = []
 
     public init(pushed: Int = 0, pending: Int = 0, failure: String? = nil) {
         self.pushed = pushed
@@ -55,13 +58,19 @@ public struct PositionReport: Codable, Sendable, Equatable {
 /// Position sync with a library's annotation service: pulls the newest position of other devices, pushes this
 /// device's positions and bookmarks.
 ///
-/// One instance serves one thread at a time (as its `LibrarySession` does); it may be handed to another thread.
-public final class PositionSync: @unchecked Sendable {
+/// Sendable, but one instance sends one request at a time from each thread that uses it; the player takes turns
+/// through its own lock (`PositionChannel`), so pulls and pushes never overlap.
+public final class PositionSync: Sendable {
     private let store: Store
     private let library: Library
     private let session: LibrarySession
+    private let warnSink = Mutex<(@Sendable (String) -> Void)?>(nil)
+
     /// Called with one-line warnings (a malformed annotation that was ignored, a refused push that was dropped).
-    public var warn: ((String) -> Void)?
+    public var warn: (@Sendable (String) -> Void)? {
+        get { warnSink.withLock { $0 } }
+        set { warnSink.withLock { $0 = newValue } }
+    }
 
     public init(store: Store, home: Home, library: Library, configuration: HTTPConfiguration) throws(CirculationError) {
         self.store = store
@@ -228,7 +237,9 @@ public final class PositionSync: @unchecked Sendable {
                 // The library will never take this one (the loan ended, the title is unknown): it must not block the rest.
                 let what = row.item.motivation == .bookmarking ? "a bookmark" : "the listening position"
                 let reason = ProblemDocument.parse(body)?.text ?? "\(status) \(HTTPStatus.reason(status))"
-                warn?("dropped \(what) of \(title): \(library.name) refused it (\(reason))")
+                let warning = "dropped \(what) of \(title): \(library.name) refused it (\(reason))"
+                report.warnings.append(warning)
+                warn?(warning)
                 remove(row)
             }
         }

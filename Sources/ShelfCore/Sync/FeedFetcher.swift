@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the last sync learnt about one page: its row, validators and where it led.
 struct KnownPage: Sendable {
@@ -26,55 +27,62 @@ enum FetchEvent: Sendable {
     case failed(any Error)
 }
 
-/// A bounded, blocking queue between the fetching thread and the writing thread.
-final class FetchChannel: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var items: [FetchEvent] = []
-    private var head = 0
-    private let capacity: Int
-    private var cancelled = false
+/// A bounded, blocking queue between the fetching thread (the one producer) and the writing thread (the one
+/// consumer): a semaphore counts free slots, another the events waiting, and a mutex guards the events.
+final class FetchChannel: Sendable {
+    private struct Queue {
+        var items: [FetchEvent] = []
+        var head = 0
+        var cancelled = false
+    }
 
-    init(capacity: Int) { self.capacity = capacity }
+    private let queue = Mutex(Queue())
+    private let free: DispatchSemaphore
+    private let waiting = DispatchSemaphore(value: 0)
+
+    init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
 
     /// Waits for room; false when the reader has gone away.
     func put(_ event: FetchEvent) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count - head >= capacity && !cancelled { condition.wait() }
-        if cancelled { return false }
-        items.append(event)
-        condition.broadcast()
-        return true
+        if queue.withLock({ $0.cancelled }) { return false }
+        free.wait()
+        let added = queue.withLock { queue in
+            guard !queue.cancelled else { return false }
+            queue.items.append(event)
+            return true
+        }
+        if added { waiting.signal() }
+        return added
     }
 
     /// Waits for the next event.
     func take() -> FetchEvent {
-        condition.lock()
-        defer { condition.unlock() }
-        while items.count == head { condition.wait() }
-        let event = items[head]
-        head += 1
-        if head > 64 {
-            items.removeFirst(head)
-            head = 0
+        waiting.wait()
+        let event = queue.withLock { queue in
+            let event = queue.items[queue.head]
+            queue.head += 1
+            if queue.head > 64 {
+                queue.items.removeFirst(queue.head)
+                queue.head = 0
+            }
+            return event
         }
-        condition.broadcast()
+        free.signal()
         return event
     }
 
     /// Tells a waiting writer to stop.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        condition.unlock()
+        queue.withLock { $0.cancelled = true }
+        // Wakes the producer if it waits for room; it sees the flag and stops.
+        free.signal()
     }
 }
 
 /// Fetches and parses a library's catalog pages on its own thread, so parsing overlaps the store's writes.
 ///
 /// It never touches the database: what it needs from the last sync is handed to it up front.
-final class FeedFetcher: @unchecked Sendable {
+final class FeedFetcher: Sendable {
     private let http: HTTPClient
     private let known: [String: KnownPage]
     private let storedCrawlable: String?
@@ -84,7 +92,7 @@ final class FeedFetcher: @unchecked Sendable {
     private let log: (@Sendable (String) -> Void)?
     private let session: LibrarySession?
     private let storedShelf: String?
-    private var visited: Set<String> = []
+    private let visited = Mutex<Set<String>>([])
 
     init(
         http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, storedShelf: String?,
@@ -136,9 +144,9 @@ final class FeedFetcher: @unchecked Sendable {
             position += 1
             let key = url.absoluteString
             let feed = kind.name
-            if visited.contains(key) { throw SyncError.paginationLoop(feed: feed, page: position - 1, url: key) }
+            if visited.withLock({ $0.contains(key) }) { throw SyncError.paginationLoop(feed: feed, page: position - 1, url: key) }
             if position > maxPages { throw SyncError.tooManyPages(feed: feed, limit: maxPages) }
-            visited.insert(key)
+            _ = visited.withLock { $0.insert(key) }
             guard let page = try fetch(url: url, kind: kind, position: position, channel: channel) else { return nil }
             if position == 1 { first.info = page.info }
             next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }

@@ -131,12 +131,10 @@ public final class SyncEngine {
     private func pushPositions(_ library: Library, into summary: inout SyncSummary) {
         guard let positions = try? PositionSync(store: store, home: home, library: library, configuration: options.http)
         else { return }
-        var warnings: [String] = []
-        positions.warn = { warnings.append($0) }
         let report = positions.pushPending()
         summary.positionsPushed = report.pushed
         summary.positionsPending = report.pending
-        summary.warnings += warnings
+        summary.warnings += report.warnings
         if let failure = report.failure { options.log?("listening positions stay queued: \(failure)") }
     }
 
@@ -167,16 +165,10 @@ public final class SyncEngine {
             http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
             session: session.isSignedIn ? session : nil, scratch: scratch, maxPages: options.maxPages, log: options.log)
         let channel = FetchChannel(capacity: 2)
-        let done = DispatchSemaphore(value: 0)
-        let thread = Thread {
-            fetcher.run(root: rootURL, into: channel)
-            done.signal()
-        }
-        thread.stackSize = 8 << 20
-        thread.start()
+        let fetching = Background { fetcher.run(root: rootURL, into: channel) }
         defer {
             channel.cancel()
-            done.wait()
+            _ = try? fetching.value()
         }
 
         let loanApplier = try LoanApplier(
