@@ -35,46 +35,57 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     /// How much of the audiobook has been heard, 0…100, when known.
     public var percent: Double?
 
+    /// The columns `init(row:listening:now:)` reads, by position: `Store.summarySelect` selects exactly these, so no
+    /// column is looked up by name, and none a list does not show (summaries, detail JSON) is read at all.
+    enum Column: Int {
+        case rowID, entryID, title, authors, narrators, medium, protection, state, entitlement, availability
+        case availableSince, availableUntil, holdsPosition, holdsTotal, copiesAvailable, copiesTotal, inCatalog, isDraft
+        case isPaid, hasLocalCopy, hasBorrow, loanKind, loanSince, loanUntil, loanPosition, loanHoldsTotal
+        case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL
+    }
+
     /// `listening` is how far the patron is, from the positions database (nil when never played).
     init(row: Row, listening: (Consumption, Double?)?, now: Date) {
-        id = row["entry_id"]
+        func value<T: DatabaseValueConvertible>(_ column: Column) -> T { row[column.rawValue] }
+        func date(_ column: Column) -> Date? { (row[column.rawValue] as Double?).map(Date.init(timeIntervalSince1970:)) }
+        id = value(.entryID)
         shortID = EditionSummary.shortForm(of: id)
-        title = row["title"]
-        authors = row["authors"]
-        narrators = row["narrators"]
-        medium = row["medium"]
-        protection = row["protection"]
-        state = LifecycleState(rawValue: row["state"]) ?? .new
+        title = value(.title)
+        authors = value(.authors)
+        narrators = value(.narrators)
+        medium = value(.medium)
+        protection = value(.protection)
+        state = value(.state) ?? .new
         // Loans and holds come from the loans feed (the `loan` row below); what the catalog says of them is the
         // anonymous view, so only its open-access "free" counts here.
-        entitlement = Entitlement(rawValue: row["entitlement"]) == .free ? .free : .none
-        availability = row["availability_status"]
-        availableSince = row.date("availability_since")
-        availableUntil = row.date("availability_until")
-        holdsPosition = row["holds_position"]
-        holdsTotal = row["holds_total"]
-        copiesAvailable = row["copies_available"]
-        copiesTotal = row["copies_total"]
-        inCatalog = row["in_catalog"]
-        isDraft = row["is_draft"]
-        isPaid = row["is_paid"]
+        entitlement = (value(.entitlement) as Entitlement?) == .free ? .free : .none
+        availability = value(.availability)
+        availableSince = date(.availableSince)
+        availableUntil = date(.availableUntil)
+        holdsPosition = value(.holdsPosition)
+        holdsTotal = value(.holdsTotal)
+        copiesAvailable = value(.copiesAvailable)
+        copiesTotal = value(.copiesTotal)
+        inCatalog = value(.inCatalog)
+        isDraft = value(.isDraft)
+        isPaid = value(.isPaid)
         // The loans feed speaks for the patron; the catalog, read anonymously, cannot.
-        if let loanKind = (row["loan_kind"] as String?).flatMap(Entitlement.init(rawValue:)) {
+        if let loanKind: Entitlement = value(.loanKind) {
             entitlement = loanKind
-            availableSince = row.date("loan_since")
-            availableUntil = row.date("loan_until")
-            holdsPosition = row["loan_position"]
-            holdsTotal = row["loan_holds_total"] ?? holdsTotal
-            copiesTotal = row["loan_copies_total"] ?? copiesTotal
-            copiesAvailable = row["loan_copies_available"] ?? copiesAvailable
-            revokeURL = row["loan_revoke_url"]
+            availableSince = date(.loanSince)
+            availableUntil = date(.loanUntil)
+            holdsPosition = value(.loanPosition)
+            holdsTotal = value(.loanHoldsTotal) ?? holdsTotal
+            copiesTotal = value(.loanCopiesTotal) ?? copiesTotal
+            copiesAvailable = value(.loanCopiesAvailable) ?? copiesAvailable
+            revokeURL = value(.loanRevokeURL)
         }
-        let hasBorrow: Bool = row["has_borrow"]
+        let hasBorrow: Bool = value(.hasBorrow)
         let status = availability?.lowercased()
         let canBorrowNow = hasBorrow && (status == "available" || (status == nil && (copiesAvailable ?? 1) > 0))
         let canReserve = hasBorrow && (status == "unavailable" || (status == nil && copiesAvailable == 0))
         let context = ActionContext(
-            lifecycle: Lifecycle(state: state, hasLocalCopy: row["has_local_copy"]), entitlement: entitlement,
+            lifecycle: Lifecycle(state: state, hasLocalCopy: value(.hasLocalCopy)), entitlement: entitlement,
             canBorrowNow: canBorrowNow, canReserve: canReserve, isPaid: isPaid, isDraft: isDraft,
             isPlayable: medium == "audiobook" && protection == nil)
         actions = context.actions
@@ -84,6 +95,11 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         }
         circulation = ""
         circulation = Circulation.describe(self, now: now)
+    }
+
+    /// Free, on loan, ready to borrow, or with a copy to borrow now (`shelf list --available`).
+    public var canBeHadNow: Bool {
+        entitlement == .free || entitlement == .loan || entitlement == .holdReady || actions.contains(.borrow)
     }
 
     /// "new", "43%", "finished" for audiobooks, "" otherwise: the PROGRESS column of `shelf list`.
@@ -248,11 +264,13 @@ public struct StatusReport: Codable, Sendable, Equatable {
 }
 
 extension Store {
+    /// Exactly the columns of `EditionSummary.Column`, in its order.
     static let summarySelect = """
-        SELECT e.*, EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow') AS has_borrow,
-               l.kind AS loan_kind, l.since AS loan_since, l.until AS loan_until, l.holds_position AS loan_position,
-               l.holds_total AS loan_holds_total, l.copies_total AS loan_copies_total,
-               l.copies_available AS loan_copies_available, l.revoke_url AS loan_revoke_url 
+        SELECT e.id, e.entry_id, e.title, e.authors, e.narrators, e.medium, e.protection, e.state, e.entitlement,
+               e.availability_status, e.availability_since, e.availability_until, e.holds_position, e.holds_total,
+               e.copies_available, e.copies_total, e.in_catalog, e.is_draft, e.is_paid, e.has_local_copy,
+               EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow'),
+               l.kind, l.since, l.until, l.holds_position, l.holds_total, l.copies_total, l.copies_available, l.revoke_url
         FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
         """
 
@@ -269,20 +287,21 @@ extension Store {
             conditions.append("e.state = ?")
             arguments.append(state.rawValue)
         }
-        let rows = try read { db in
-            try Row.fetchAll(
-                db, sql: "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id",
-                arguments: StatementArguments(arguments))
-        }
         let listening = try consumption(in: library.id)
-        var result = rows.map { EditionSummary(row: $0, listening: listening[$0["id"]], now: now) }
-        if filter.availableOnly {
-            result = result.filter { edition in
-                edition.entitlement == .free || edition.entitlement == .loan || edition.entitlement == .holdReady
-                    || edition.actions.contains(.borrow)
+        return try read { db in
+            let statement = try db.cachedStatement(
+                sql: "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
+            statement.arguments = StatementArguments(arguments)
+            var result: [EditionSummary] = []
+            let rows = try Row.fetchCursor(statement)
+            while let row = try rows.next() {
+                let edition = EditionSummary(
+                    row: row, listening: listening[row[EditionSummary.Column.rowID.rawValue]], now: now)
+                if filter.availableOnly && !edition.canBeHadNow { continue }
+                result.append(edition)
             }
+            return result
         }
-        return result
     }
 
     /// Finds an edition by its full id, or by a part of it that matches exactly one.
@@ -315,7 +334,8 @@ extension Store {
         let rowID = edition.rowID
         let listening = try consumption(in: edition.libraryID)[rowID]
         return try read { db in
-            let row = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [rowID])!
+            let summaryRow = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [rowID])!
+            let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!
             let detail = (try? JSONDecoder().decode(EditionDetailJSON.self, from: Data((row["detail"] as String).utf8)))
                 ?? EditionDetailJSON(authors: [], contributors: [], categories: [], links: [])
             let acquisitions = try Row.fetchAll(
@@ -338,7 +358,7 @@ extension Store {
                 db, sql: "SELECT at, kind, detail FROM event WHERE edition_id = ? ORDER BY at, id", arguments: [rowID]
             ).map { EditionEvent(at: Date(timeIntervalSince1970: $0["at"]), kind: $0["kind"], detail: $0["detail"]) }
             return EditionDetail(
-                summary: EditionSummary(row: row, listening: listening, now: now), subtitle: row["subtitle"], description: row["summary"],
+                summary: EditionSummary(row: summaryRow, listening: listening, now: now), subtitle: row["subtitle"], description: row["summary"],
                 publisher: row["publisher"], issued: row["issued"], language: row["language"],
                 distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],
                 published: row["published"], coverURL: row["cover_url"], thumbnailURL: row["thumbnail_url"],

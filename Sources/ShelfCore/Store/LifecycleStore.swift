@@ -53,3 +53,8 @@ extension Store {
         return (current, next)
     }
 }
+
+// The lifecycle's enums are stored as their raw values.
+extension LifecycleState: DatabaseValueConvertible {}
+extension Entitlement: DatabaseValueConvertible {}
+extension LifecycleEvent: DatabaseValueConvertible {}
