@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 
 /// A small Palace Project circulation manager on 127.0.0.1, for tests, `shelf demo` and benchmarks.
 ///
@@ -17,7 +18,7 @@ public final class DemoLibraryServer: Sendable {
         case running(task: Task<Void, any Error>, url: URL)
     }
 
-    private let lifecycle = Locked(Lifecycle.idle)
+    private let lifecycle = Mutex(Lifecycle.idle)
     private let loadError: DemoLibraryError?
 
     /// Creates a server; nothing listens until `start()`.
