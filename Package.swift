@@ -50,7 +50,6 @@ let package = Package(
             name: "ShelfCLI",
             dependencies: [
                 "ShelfCore",
-                "DemoLibrary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -79,6 +78,7 @@ let package = Package(
             ],
             resources: [.copy("Catalog")]
         ),
+        // The demo library's server: its own program, so only it links Hummingbird (`shelf demo` starts it).
         .executableTarget(
             name: "shelf-demo-library",
             dependencies: [
