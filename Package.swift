@@ -57,7 +57,6 @@ let package = Package(
             name: "ShelfCLI",
             dependencies: [
                 "ShelfCore",
-                "DemoLibrary",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -86,6 +85,7 @@ let package = Package(
             ],
             resources: [.copy("Catalog")]
         ),
+        // The demo library's server: its own program, so only it links Hummingbird (`shelf demo` starts it).
         .executableTarget(
             name: "shelf-demo-library",
             dependencies: [

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 
 /// A small Palace Project circulation manager on 127.0.0.1, for tests, `shelf demo` and benchmarks.
 ///
@@ -17,7 +18,7 @@ public final class DemoLibraryServer: Sendable {
         case running(task: Task<Void, any Error>, url: URL)
     }
 
-    private let lifecycle = Locked(Lifecycle.idle)
+    private let lifecycle = Mutex(Lifecycle.idle)
     private let loadError: DemoLibraryError?
 
     /// Creates a server; nothing listens until `start()`.
@@ -98,17 +99,28 @@ public final class DemoLibraryServer: Sendable {
         _ = await task.result
     }
 
-    /// Serves until SIGINT or SIGTERM, calling `onListening` with the root URL once listening.
+    /// Serves until SIGINT or SIGTERM (or until the task is cancelled), calling `onListening` with the root URL once
+    /// listening.
+    ///
+    /// The server accepts no connection until `onListening` returns (Hummingbird awaits it first), so it must not
+    /// make requests to this server: tell a client where it is, and let the client make them.
     public func run(onListening: @escaping @Sendable (URL) async -> Void) async throws {
         if let loadError { throw loadError }
         let state = self.state
+        let listening = Listening()
         let app = makeApplication { port in
+            listening.begin()
             let url = URL(string: "http://127.0.0.1:\(port)/")!
             await state.setBaseURL(url)
             Task { try? await state.prepareAudio() }
             await onListening(url)
         }
-        try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        do {
+            try await app.runService(gracefulShutdownSignals: [.sigterm, .sigint])
+        } catch where !listening.began && !(error is CancellationError) {
+            // As `start()` says it: the port is taken, or the address cannot be had.
+            throw DemoLibraryError.couldNotListen(String(describing: error))
+        }
     }
 
     private func makeApplication(
@@ -137,4 +149,11 @@ public final class DemoLibraryServer: Sendable {
             logger: logger
         )
     }
+}
+
+/// Whether a server got as far as listening: a failure before that is one to listen.
+private final class Listening: Sendable {
+    private let state = Mutex(false)
+    func begin() { state.withLock { $0 = true } }
+    var began: Bool { state.withLock { $0 } }
 }

@@ -2,16 +2,23 @@ import ArgumentParser
 import DemoLibrary
 import Foundation
 
-/// Serves the demo library on 127.0.0.1 until SIGINT or SIGTERM.
+/// Serves the demo library on 127.0.0.1 until SIGINT or SIGTERM (or, when asked, until its input closes).
 @main
 struct ShelfDemoLibrary: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "shelf-demo-library",
-        abstract: "Serve a small Palace-style OPDS library on 127.0.0.1 for demos, tests and benchmarks."
+        abstract: "Serve a small Palace-style OPDS library on 127.0.0.1 for demos, tests and benchmarks.",
+        discussion: "`shelf demo` starts it; its first line on standard output says where it listens."
     )
 
     @Option(help: "TCP port on 127.0.0.1 (0 picks a free one).")
     var port = 0
+
+    @Flag(help: "When --port is taken, listen on a free port instead.")
+    var orFreePort = false
+
+    @Flag(help: "Stop when standard input closes (how shelf demo stops it, and why it stops if shelf dies).")
+    var stopWhenInputCloses = false
 
     @Option(help: "Entries per page of the crawlable feed.")
     var pageSize = 5
@@ -70,6 +77,30 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let serving = Task { try await serve() }
+        // The end of input cancels the server, as `DemoLibraryServer.stop()` does.
+        let watch = stopWhenInputCloses ? Task {
+            await endOfInput()
+            if !Task.isCancelled { serving.cancel() }
+        } : nil
+        defer { watch?.cancel() }
+        do {
+            try await serving.value
+        } catch where serving.isCancelled {
+            // Stopped as asked: not a failure.
+        }
+    }
+
+    /// Serves on --port, or with --or-free-port on a free one when --port cannot be listened on.
+    private func serve() async throws {
+        do {
+            try await serve(port: port)
+        } catch DemoLibraryError.couldNotListen(_) where orFreePort && port != 0 {
+            try await serve(port: 0)
+        }
+    }
+
+    private func serve(port: Int) async throws {
         let server = DemoLibraryServer(configuration: DemoConfiguration(
             pageSize: pageSize,
             generatedEntries: generatedEntries,
@@ -92,5 +123,21 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
             // One unbuffered write, so a script reading our stdout through a pipe sees the line at once.
             FileHandle.standardOutput.write(Data("listening on \(url.absoluteString)\n".utf8))
         }
+    }
+}
+
+/// Returns once standard input reaches its end or cannot be read, or the task is cancelled. It looks every 100 ms
+/// rather than holding a thread, and not through a dispatch read source: tearing one down on a pipe can crash
+/// libdispatch on Linux (swift-corelibs-libdispatch issue 949).
+private func endOfInput() async {
+    var buffer = [UInt8](repeating: 0, count: 512)
+    while !Task.isCancelled {
+        var descriptor = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        if poll(&descriptor, 1, 0) > 0 {
+            let count = read(STDIN_FILENO, &buffer, buffer.count)
+            if count == 0 || (count < 0 && errno != EINTR && errno != EAGAIN) { return }
+            continue
+        }
+        try? await Task.sleep(for: .milliseconds(100))
     }
 }

@@ -1,17 +1,19 @@
 import ArgumentParser
-import DemoLibrary
 import Foundation
 import ShelfCore
 
 extension Shelf {
-    /// `shelf demo`: start the embedded demo library on loopback, add it, sync it, show what arrived.
-    struct Demo: AsyncParsableCommand {
+    /// `shelf demo`: start the demo library on loopback, add it, sync it, show what arrived.
+    struct Demo: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Try shelf against the embedded demo library.",
             discussion: """
                 Starts the demo OPDS library on 127.0.0.1, adds it as a library (or points the existing one \
                 at it), runs a sync and lists the titles with their states. With --serve the library keeps \
-                running until Ctrl-C, so other shelf commands can be tried against it from another terminal.
+                running until Ctrl-C, so other shelf commands can be tried against it from another terminal. \
+                The library stays in the store when the demo ends: list and show still work, and the next \
+                demo points it at wherever the library then listens. The demo library is the \
+                shelf-demo-library program installed beside shelf.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -35,52 +37,32 @@ extension Shelf {
             if global.library != nil { throw ValidationError("use --name to name the demo library") }
         }
 
-        func run() async throws {
-            if serve {
-                do {
-                    try await serveUntilInterrupted(port: port)
-                } catch where port == Self.defaultPort {
-                    try await serveUntilInterrupted(port: 0)
+        func run() throws {
+            try withFailureHandling {
+                // The library is a program of its own, so shelf itself never links an HTTP server.
+                let library = try DemoLibraryProcess.start(port: port, orFreePort: port == Self.defaultPort)
+                if !serve {
+                    defer { library.stop() }
+                    try showcase(library.url)
+                    return
                 }
-                return
-            }
-            let server: DemoLibraryServer
-            let url: URL
-            do {
-                (server, url) = try await startServer(port: port)
-            } catch where port == Self.defaultPort {
-                (server, url) = try await startServer(port: 0)
-            }
-            do {
-                try await showcase(url)
-                await server.stop()
-            } catch {
-                await server.stop()
-                try withFailureHandling { throw error }
-            }
-        }
-
-        private func startServer(port: Int) async throws -> (DemoLibraryServer, URL) {
-            let server = DemoLibraryServer(configuration: DemoConfiguration(port: port))
-            return (server, try await server.start())
-        }
-
-        private func serveUntilInterrupted(port: Int) async throws {
-            let server = DemoLibraryServer(configuration: DemoConfiguration(port: port))
-            try await server.run { url in
+                // Its first sync runs once the library accepts connections, then it serves until Ctrl-C.
                 do {
-                    try await showcase(url)
+                    try showcase(library.url)
                     Output.line()
-                    Output.line("The demo library is at \(url) — press Ctrl-C to stop it.")
+                    Output.line("The demo library is at \(library.url) — press Ctrl-C to stop it.")
                     Output.line("Try: shelf show 7d3c0001 · shelf list --available · shelf sync")
                 } catch {
                     report(error)
                 }
+                // Standard output may be a pipe, which holds what was printed until it is flushed.
+                fflush(nil)
+                try library.serveUntilInterrupted()
             }
         }
 
         /// Adds (or re-points) the library, syncs, and prints the titles and the status.
-        private func showcase(_ url: URL) async throws {
+        private func showcase(_ url: URL) throws {
             let home = global.resolvedHome
             let store = try global.openStore()
             if (try? store.library(named: name)) != nil {
@@ -92,9 +74,7 @@ extension Shelf {
             var options = SyncOptions()
             options.log = global.logger
             options.http.log = global.logger
-            let summary = try await offloaded { [store, options] in
-                try SyncEngine(store: store, home: home, options: options).sync(library)
-            }
+            let summary = try SyncEngine(store: store, home: home, options: options).sync(library)
             if global.quiet { return }
             Output.line("Demo library \(name) at \(url): synced \(summary.pages) pages — \(summary.line).")
             Output.line()

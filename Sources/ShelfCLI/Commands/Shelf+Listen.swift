@@ -80,33 +80,8 @@ extension Shelf {
                 // Everything after `listen`, as given: shelf-listen parses the same arguments.
                 let all = CommandLine.arguments
                 let rest = all.firstIndex(of: "listen").map { Array(all[($0 + 1)...]) } ?? Array(all.dropFirst())
-                try ListenHandOver.exec(arguments: rest)
+                try SiblingProgram.player.exec(arguments: rest)
             }
         }
-    }
-}
-
-/// Finds `shelf-listen` and replaces this process with it, so signals and the terminal go straight to the player.
-enum ListenHandOver {
-    struct Missing: ShelfFailure {
-        let looked: [String]
-        var exitCode: ShelfExit { .internalError }
-        var description: String {
-            "the player, shelf-listen, is not installed beside shelf (looked in \(looked.joined(separator: ", "))); "
-                + "install it with shelf"
-        }
-    }
-
-    static func exec(arguments: [String]) throws {
-        let own = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
-        var places = [own.path]
-        places += (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        guard let program = places.lazy.map({ URL(fileURLWithPath: $0).appendingPathComponent("shelf-listen").path })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) })
-        else { throw Missing(looked: Array(places.prefix(3))) }
-        var argv = ([program] + arguments).map { strdup($0) } + [nil]
-        execv(program, &argv)
-        for pointer in argv { free(pointer) }
-        throw Missing(looked: [program + " (\(String(cString: strerror(errno))))"])
     }
 }

@@ -1,0 +1,65 @@
+import Dispatch
+import Foundation
+import ShelfCore
+
+/// The demo library, `shelf-demo-library`, as a child of `shelf demo`: started on a port, asked where it listens,
+/// and stopped when shelf is done with it. It stops when its standard input closes, so it also stops when shelf
+/// dies without a word.
+struct DemoLibraryProcess {
+    /// The library's root URL, e.g. `http://127.0.0.1:8469/`.
+    let url: URL
+    private let child: ChildProgram
+
+    /// The demo library ended before it said where it listens (it printed why on standard error).
+    struct DidNotStart: ShelfFailure {
+        let status: Int32
+        var exitCode: ShelfExit { .failure }
+        var description: String { "the demo library stopped before it was listening (exit status \(status))" }
+    }
+
+    /// The demo library ended on its own while serving.
+    struct Stopped: ShelfFailure {
+        let status: Int32
+        var exitCode: ShelfExit { .failure }
+        var description: String { "the demo library stopped (exit status \(status))" }
+    }
+
+    /// Starts the library on 127.0.0.1:`port` (on a free port instead when that one is taken and `orFreePort`);
+    /// returns once it accepts connections.
+    static func start(port: Int, orFreePort: Bool) throws -> DemoLibraryProcess {
+        var arguments = ["--port", String(port), "--stop-when-input-closes"]
+        if orFreePort { arguments.append("--or-free-port") }
+        let child = try SiblingProgram.demoLibrary.start(arguments: arguments)
+        // Its first line says where it listens, once the socket is listening.
+        let prefix = "listening on "
+        guard let line = child.readLine(), line.hasPrefix(prefix), let url = URL(string: String(line.dropFirst(prefix.count)))
+        else {
+            child.closeInput()
+            throw DidNotStart(status: child.waitForExit())
+        }
+        return DemoLibraryProcess(url: url, child: child)
+    }
+
+    /// Stops the library and waits for it to end.
+    func stop() {
+        child.closeInput()
+        _ = child.waitForExit()
+    }
+
+    /// Waits while the library serves; an interrupt (Ctrl-C), terminate or hang-up stops it. Throws when it ended
+    /// on its own with a failure.
+    func serveUntilInterrupted() throws {
+        // Caught as events rather than by a handler, and caught even when a parent started shelf with them blocked.
+        let sources = [SIGINT, SIGTERM, SIGHUP].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [child] in child.closeInput() }
+            source.resume()
+            return source
+        }
+        defer { sources.forEach { $0.cancel() } }
+        let status = child.waitForExit()
+        // Ctrl-C reaches the library too (one process group), which then stops by itself with status 0.
+        guard status == 0 else { throw Stopped(status: status) }
+    }
+}
