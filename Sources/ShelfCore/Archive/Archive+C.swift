@@ -165,7 +165,7 @@ final class ArchiveExtractionSession {
 /// libarchive's disk writer resolves names against the working directory and, with
 /// `ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS`, accepts only relative ones; changing the whole process's directory
 /// would break every other thread. The corresponding C functions are `unshare(CLONE_FS)`, `chdir` and `umask`.
-func withPrivateWorkingDirectory<T>(_ directory: URL, _ body: () throws -> T) throws -> T {
+func withPrivateWorkingDirectory<T: Sendable>(_ directory: URL, _ body: @escaping @Sendable () throws -> T) throws -> T {
     #if os(Linux)
     let path = directory.path
     return try onThreadOfItsOwn(prepare: {

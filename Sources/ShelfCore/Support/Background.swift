@@ -49,33 +49,14 @@ public func offloaded<T: Sendable>(_ body: @escaping @Sendable () throws -> T) a
 /// Runs `body` on a new thread, prepared by `prepare` (which may refuse by throwing), while the caller waits.
 ///
 /// For work that must not run on the caller's thread because it changes per-thread state (the working
-/// directory, the umask). `body` need not be `Sendable`: the caller is blocked until it returns, so what it
-/// captures is never used from two threads at once.
-public func onThreadOfItsOwn<T>(prepare: @escaping @Sendable () throws -> Void, _ body: () throws -> T) throws -> T {
-    try withoutActuallyEscaping(body) { body in
-        let handoff = Handoff<T>(body)
-        let group = DispatchGroup()
-        group.enter()
-        startThread {
-            handoff.result = Result {
-                try prepare()
-                return try handoff.body!()
-            }
-            group.leave()
-        }
-        group.wait()
-        // The thread may outlive this call by a moment: it must not hold the non-escaping body then.
-        handoff.body = nil
-        return try handoff.result!.get()
-    }
-}
-
-/// Carries a body and its result to another thread and back; the caller waits on a group while the thread
-/// runs, which orders every access (hence unchecked).
-private final class Handoff<T>: @unchecked Sendable {
-    var body: (() throws -> T)?
-    var result: Result<T, any Error>?
-    init(_ body: @escaping () throws -> T) { self.body = body }
+/// directory, the umask).
+public func onThreadOfItsOwn<T: Sendable>(
+    prepare: @escaping @Sendable () throws -> Void, _ body: @escaping @Sendable () throws -> T
+) throws -> T {
+    try Background {
+        try prepare()
+        return try body()
+    }.value()
 }
 
 /// Every background thread shelf starts: 8 MB of stack, as the parsers recurse through nested acquisitions.
