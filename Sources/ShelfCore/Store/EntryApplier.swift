@@ -78,7 +78,7 @@ final class EntryApplier {
                 outcome = .changed
                 try recordChange(old, oldLinks: oldLinks, record)
             } else if old.availabilityStatus != record.availability?.status {
-                try event(old.id, "availability", "\(old.availabilityStatus ?? "none") → \(record.availability?.status ?? "none")")
+                try event(old.id, .availability, "\(old.availabilityStatus ?? "none") → \(record.availability?.status ?? "none")")
             }
         } else if old.pageID != pageID {
             try db.cachedStatement(sql: "UPDATE edition SET page_id = ? WHERE id = ?").execute(arguments: [pageID, old.id])
@@ -86,7 +86,7 @@ final class EntryApplier {
         if !old.inCatalog {
             try db.cachedStatement(sql: "UPDATE edition SET in_catalog = 1, removed_at = NULL WHERE id = ?")
                 .execute(arguments: [old.id])
-            try event(old.id, "restored", "back in the catalog")
+            try event(old.id, .restored, "back in the catalog")
             if outcome != .changed { outcome = .restored }
         }
         return outcome
@@ -109,7 +109,7 @@ final class EntryApplier {
             let id: Int64 = row[0]
             try db.execute(
                 sql: "UPDATE edition SET in_catalog = 0, removed_at = ? WHERE id = ?", arguments: [now, id])
-            try event(id, "removed", "no longer in the catalog")
+            try event(id, .removed, "no longer in the catalog")
         }
         return rows.map { $0[1] }
     }
@@ -135,10 +135,8 @@ final class EntryApplier {
         try statement.run()
     }
 
-    private func event(_ editionID: Int64, _ kind: String, _ detail: String) throws {
-        try db.cachedStatement(sql: """
-            INSERT INTO event (library_id, edition_id, sync_id, at, kind, detail) VALUES (?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [libraryID, editionID, syncID, now, kind, detail])
+    private func event(_ editionID: Int64, _ kind: EventKind, _ detail: String) throws {
+        try EventRecord.append(db, libraryID: libraryID, editionID: editionID, syncID: syncID, at: now, kind: kind, detail: detail)
     }
 
     /// Binds the 31 columns of `columnNames`, in order.
@@ -275,7 +273,7 @@ final class EntryApplier {
                 break
             }
         }
-        try event(old.id, "changed", parts.isEmpty ? "the publisher changed the edition" : parts.joined(separator: "; "))
+        try event(old.id, .changed, parts.isEmpty ? "the publisher changed the edition" : parts.joined(separator: "; "))
         try Store.transition(db, old.id, libraryID: libraryID, .feedChanged, reason: "the publisher changed the edition",
                              note: "the publisher changed the edition", syncID: syncID, now: Date(timeIntervalSince1970: now))
     }

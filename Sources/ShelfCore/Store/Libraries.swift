@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 
 /// A library the patron has added: its catalog URL and what the last sync learnt about it.
-public struct Library: Codable, Sendable, Equatable {
+public struct Library: Codable, Sendable, Equatable, FetchableRecord {
     public var id: Int64
     public var name: String
     public var url: String
@@ -19,7 +19,8 @@ public struct Library: Codable, Sendable, Equatable {
     public var lastSyncStatus: String?
     public var lastSyncMessage: String?
 
-    init(row: Row) {
+    /// A `library` row (this type is that table's record).
+    public init(row: Row) {
         id = row["id"]
         name = row["name"]
         url = row["url"]
@@ -89,7 +90,7 @@ extension Store {
     /// Every library, default first.
     public func libraries() throws(StoreError) -> [Library] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM library ORDER BY is_default DESC, name").map(Library.init(row:))
+            try Library.fetchAll(db, sql: "SELECT * FROM library ORDER BY is_default DESC, name")
         }
     }
 
@@ -104,15 +105,15 @@ extension Store {
 
     static func library(_ db: Database, name: String?) throws -> Library {
         if let name {
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM library WHERE name = ?", arguments: [name]) else {
+            guard let library = try Library.fetchOne(db, sql: "SELECT * FROM library WHERE name = ?", arguments: [name]) else {
                 throw StoreError.libraryNotFound(name)
             }
-            return Library(row: row)
+            return library
         }
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM library ORDER BY is_default DESC, id LIMIT 1") else {
+        guard let library = try Library.fetchOne(db, sql: "SELECT * FROM library ORDER BY is_default DESC, id LIMIT 1") else {
             throw StoreError.noLibrary
         }
-        return Library(row: row)
+        return library
     }
 }
 

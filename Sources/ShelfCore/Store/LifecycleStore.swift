@@ -45,10 +45,9 @@ extension Store {
             """).execute(arguments: [next.state.rawValue, next.hasLocalCopy, reason, now.timeIntervalSince1970, editionID])
         if next != current {
             let ending = note.map { ": \($0)" } ?? " (\(event.rawValue))" + (reason.map { ": \($0)" } ?? "")
-            try db.cachedStatement(sql: """
-                INSERT INTO event (library_id, edition_id, sync_id, at, kind, detail) VALUES (?, ?, ?, ?, 'state', ?)
-                """).execute(arguments: [libraryID, editionID, syncID, now.timeIntervalSince1970,
-                                         "\(current.state.label) → \(next.state.label)\(ending)"])
+            try EventRecord.append(
+                db, libraryID: libraryID, editionID: editionID, syncID: syncID, at: now.timeIntervalSince1970, kind: .state,
+                detail: "\(current.state.label) → \(next.state.label)\(ending)")
         }
         return (current, next)
     }

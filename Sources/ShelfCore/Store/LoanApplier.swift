@@ -51,7 +51,7 @@ final class LoanApplier {
         case .loan, .free, .none: .loan
         }
         let old = try Row.fetchOne(db, sql: "SELECT kind, until FROM loan WHERE edition_id = ?", arguments: [editionID])
-        let oldKind = (old?["kind"] as String?).flatMap(Entitlement.init(rawValue:))
+        let oldKind: Entitlement? = old?["kind"]
         let availability = record.availability
         let acquisitions = (try? String(decoding: JSONEncoder().encode(entry.acquisitions), as: UTF8.self)) ?? "[]"
         try db.execute(sql: """
@@ -63,7 +63,7 @@ final class LoanApplier {
                 copies_total = excluded.copies_total, copies_available = excluded.copies_available,
                 revoke_url = excluded.revoke_url, acquisitions = excluded.acquisitions, updated_at = excluded.updated_at
             """, arguments: [
-                editionID, libraryID, kind.rawValue, availability?.since?.timeIntervalSince1970,
+                editionID, libraryID, kind, availability?.since?.timeIntervalSince1970,
                 availability?.until?.timeIntervalSince1970, record.holds?.position, record.holds?.total,
                 record.copies?.total, record.copies?.available, entry.revokeURL, acquisitions,
                 now.timeIntervalSince1970, now.timeIntervalSince1970,
@@ -78,7 +78,7 @@ final class LoanApplier {
             default:
                 detail = "hold ready" + (availability?.until.map { ", borrow by \(Self.day($0))" } ?? "")
             }
-            try event(editionID, kind.rawValue, detail)
+            try event(editionID, EventKind(kind), detail)
         }
         if kind == .holdReady && oldKind != .holdReady {
             notices.append(ShelfNotice(
@@ -120,15 +120,15 @@ final class LoanApplier {
     /// Removes a loan or hold and moves a local copy to Clearing; the files are removed after the commit.
     func end(editionID: Int64, reason: String) throws {
         try db.execute(sql: "DELETE FROM loan WHERE edition_id = ?", arguments: [editionID])
-        try event(editionID, "ended", reason)
+        try event(editionID, .ended, reason)
         try Store.transition(db, editionID, libraryID: libraryID, .loanEnded, reason: reason, note: "the loan ended",
                              syncID: syncID, now: now)
     }
 
-    private func event(_ editionID: Int64, _ kind: String, _ detail: String) throws {
-        try db.execute(sql: """
-            INSERT INTO event (library_id, edition_id, sync_id, at, kind, detail) VALUES (?, ?, ?, ?, ?, ?)
-            """, arguments: [libraryID, editionID, syncID, now.timeIntervalSince1970, kind, detail])
+    private func event(_ editionID: Int64, _ kind: EventKind, _ detail: String) throws {
+        try EventRecord.append(
+            db, libraryID: libraryID, editionID: editionID, syncID: syncID, at: now.timeIntervalSince1970, kind: kind,
+            detail: detail)
     }
 
     private static func day(_ date: Date) -> String {
