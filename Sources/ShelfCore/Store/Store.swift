@@ -97,24 +97,15 @@ public final class Store: Sendable {
         return queue
     }
 
-    /// Reads in a snapshot; errors become `StoreError`.
+    /// Reads the catalog in a snapshot; errors become `StoreError`.
     public func read<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try queue.read(body)
-        } catch {
-            throw Store.translate(error, path: path.path)
-        }
+        try Self.read(queue, path, body)
     }
 
-    /// Writes in one immediate transaction, rolled back if `body` throws; non-store errors pass through.
+    /// Writes the catalog in one immediate transaction, rolled back if `body` throws; non-store errors pass through.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            var result: T?
-            try queue.inTransaction(.immediate) { db in
-                result = try body(db)
-                return .commit
-            }
-            return result!
+            return try Self.write(queue, body)
         } catch let error as DatabaseError {
             throw Store.translate(error, path: path.path)
         }
@@ -122,25 +113,33 @@ public final class Store: Sendable {
 
     /// Reads the positions database in a snapshot.
     func readPositions<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
-        do {
-            return try positionsQueue.read(body)
-        } catch {
-            throw Store.translate(error, path: positionsPath.path)
-        }
+        try Self.read(positionsQueue, positionsPath, body)
     }
 
     /// Writes the positions database in one immediate transaction; a catalog write never holds its lock.
     func writePositions<T>(_ body: (Database) throws -> T) throws(StoreError) -> T {
         do {
-            var result: T?
-            try positionsQueue.inTransaction(.immediate) { db in
-                result = try body(db)
-                return .commit
-            }
-            return result!
+            return try Self.write(positionsQueue, body)
         } catch {
             throw Store.translate(error, path: positionsPath.path)
         }
+    }
+
+    private static func read<T>(_ queue: DatabaseQueue, _ path: URL, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try queue.read(body)
+        } catch {
+            throw Store.translate(error, path: path.path)
+        }
+    }
+
+    private static func write<T>(_ queue: DatabaseQueue, _ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try queue.inTransaction(.immediate) { db in
+            result = try body(db)
+            return .commit
+        }
+        return result!
     }
 
     static func translate(_ error: any Error, path: String) -> StoreError {
