@@ -86,7 +86,12 @@ extension Shelf {
                 for title in wanted {
                     let outcome = Result { try service.download(title) }
                     bar.finish()
-                    try queue.settle(title, after: outcome)
+                    // A failed download is what the patron hears about, not a queue that could not note it.
+                    if case .failure = outcome {
+                        try? queue.settle(title, after: outcome)
+                    } else {
+                        try queue.settle(title, after: outcome)
+                    }
                     switch outcome {
                     case .success(let report):
                         reports.append(report)

@@ -332,7 +332,7 @@ extension Store {
     /// Everything known about one edition.
     public func edition(_ edition: EditionRef, now: Date = Date()) throws(StoreError) -> EditionDetail {
         let rowID = edition.rowID
-        let listening = try consumption(in: edition.libraryID)[rowID]
+        let listening = try consumption(of: edition)
         return try read { db in
             let summaryRow = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [rowID])!
             let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!

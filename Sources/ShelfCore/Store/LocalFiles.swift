@@ -12,8 +12,7 @@ public struct LocalFiles: Sendable {
         self.home = home
     }
 
-    /// Removes the files of editions in Clearing and moves them to New: the second half of ending a loan or
-    /// archiving, done after the state change is committed so a crash never leaves files without a state.
+    /// Removes the files of a library's editions in Clearing and moves them to New.
     public func finishClearing(_ library: Library) throws {
         let editions = try store.read { db in
             try Row.fetchAll(

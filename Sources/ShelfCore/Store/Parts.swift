@@ -24,7 +24,7 @@ public struct PartStatus: Codable, Sendable, Equatable {
 }
 
 /// One part of a downloaded or downloading edition (table `part`): the one owner of that table.
-public struct PartRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct PartRecord: StoreRecord, Sendable, Equatable {
     public static let databaseTableName = "part"
     public var editionID: Int64
     public var index: Int
@@ -44,9 +44,6 @@ public struct PartRecord: Codable, Sendable, Equatable, FetchableRecord, Persist
         case editionID = "edition_id", index = "idx", hrefPath = "href_path", file, title, duration, bytes, status, reason
         case updatedAt = "updated_at"
     }
-
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
 
     public init(
         editionID: Int64, index: Int, hrefPath: String, file: String, title: String?, duration: Double?, bytes: Int64?,
@@ -124,7 +121,7 @@ extension Store {
 
 /// What fulfilment learnt for an edition: the manifest as the library sent it, and when its URLs stop working
 /// (table `fulfilment`).
-public struct FulfilmentRecord: Codable, Sendable, Equatable, FetchableRecord, PersistableRecord {
+public struct FulfilmentRecord: StoreRecord, Sendable, Equatable {
     public static let databaseTableName = "fulfilment"
     public var editionID: Int64
     /// The manifest document, as it came.
@@ -138,9 +135,6 @@ public struct FulfilmentRecord: Codable, Sendable, Equatable, FetchableRecord, P
         case editionID = "edition_id", manifest, manifestURL = "manifest_url", expiresAt = "expires_at"
         case fetchedAt = "fetched_at"
     }
-
-    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
-    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
 
     public init(editionID: Int64, manifest: String, manifestURL: String?, expiresAt: Date?, fetchedAt: Date = Date()) {
         self.editionID = editionID

@@ -6,18 +6,23 @@ import GRDB
 // Rows name editions by the catalog's row id and library id; the catalog's foreign keys cannot reach across files,
 // so removing a library removes its rows here first (`Store.removeLibrary`).
 
-/// A record of the positions database: timestamps are seconds since 1970, as everywhere in the store.
-protocol PositionsRecord: Codable, FetchableRecord, PersistableRecord {}
+/// A record of one of the store's tables: its timestamps are seconds since 1970, as everywhere in the store.
+public protocol StoreRecord: Codable, FetchableRecord, PersistableRecord {}
 
-extension PositionsRecord {
-    static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy { .timeIntervalSince1970 }
-    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { .timeIntervalSince1970 }
+extension StoreRecord {
+    public static func databaseDateDecodingStrategy(for column: String) -> DatabaseDateDecodingStrategy {
+        .timeIntervalSince1970
+    }
+
+    public static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+        .timeIntervalSince1970
+    }
 }
 
 extension Consumption: DatabaseValueConvertible {}
 
 /// How far the patron is in a title, and how fast they listen to it (table `listening`).
-struct ListeningRecord: PositionsRecord {
+struct ListeningRecord: StoreRecord {
     static let databaseTableName = "listening"
     var editionID: Int64
     var libraryID: Int64
@@ -32,7 +37,7 @@ struct ListeningRecord: PositionsRecord {
 }
 
 /// The last position per device: this one's and those read from the annotation service (table `device_position`).
-struct DevicePositionRecord: PositionsRecord {
+struct DevicePositionRecord: StoreRecord {
     static let databaseTableName = "device_position"
     var editionID: Int64
     var libraryID: Int64
@@ -67,7 +72,7 @@ struct DevicePositionRecord: PositionsRecord {
 }
 
 /// A bookmark kept on this computer (table `bookmark`).
-struct BookmarkRecord: PositionsRecord {
+struct BookmarkRecord: StoreRecord {
     static let databaseTableName = "bookmark"
     var id: Int64?
     var editionID: Int64
@@ -104,7 +109,7 @@ enum OutboxMotivation: String, Codable, DatabaseValueConvertible {
 
 /// A position or bookmark waiting to be posted to the annotation service (table `annotation_outbox`): one idling
 /// position per edition (the newest replaces it), any number of bookmarks.
-struct OutboxRecord: PositionsRecord {
+struct OutboxRecord: StoreRecord {
     static let databaseTableName = "annotation_outbox"
     var id: Int64?
     var editionID: Int64

@@ -102,6 +102,11 @@ extension Store {
         }
     }
 
+    /// How far the patron is in one title, nil when it was never played.
+    func consumption(of edition: EditionRef) throws(StoreError) -> (Consumption, Double?)? {
+        try readPositions { db in try ListeningRecord.fetchOne(db, key: edition.rowID).map { ($0.consumption, $0.percent) } }
+    }
+
     /// Saves this device's position in one transaction and queues it for pushing (one pending position per
     /// edition: the newest wins); the title becomes in progress, or finished when `finished`.
     public func savePosition(_ position: ListeningPosition, of edition: EditionRef, percent: Double?, finished: Bool)
