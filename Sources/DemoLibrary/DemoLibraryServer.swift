@@ -89,14 +89,18 @@ public final class DemoLibraryServer: Sendable {
 
     /// Stops listening and closes open connections; safe to call when not running.
     public func stop() async {
-        let task: Task<Void, any Error>? = lifecycle.withLock { state in
-            guard case .running(let task, _) = state else { return nil }
+        let running: (Task<Void, any Error>, URL)? = lifecycle.withLock { state in
+            guard case .running(let task, let url) = state else { return nil }
             state = .idle
-            return task
+            return (task, url)
         }
-        guard let task else { return }
+        guard let (task, url) = running else { return }
         task.cancel()
         _ = await task.result
+        // The service returns before its listening socket is closed: until it is, a client that connects is
+        // accepted and then reset instead of refused. Stopped means nothing answers any more.
+        let deadline = ContinuousClock.now + .seconds(2)
+        while Loopback.isListening(url), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
     /// Serves until SIGINT or SIGTERM (or until the task is cancelled), calling `onListening` with the root URL once

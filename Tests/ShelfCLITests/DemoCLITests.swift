@@ -64,31 +64,11 @@ import Testing
 }
 
 extension DemoCLITests {
-    /// Whether something accepts connections on 127.0.0.1 at the URL's port.
-    static func isListening(_ url: URL) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(url.port ?? 0).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-    }
+    static func isListening(_ url: URL) -> Bool { Loopback.isListening(url) }
 
     /// Waits up to `timeout` seconds for nothing to listen at the URL's port; whether that happened.
     static func stopsListening(_ url: URL, timeout: Double = 5) async throws -> Bool {
-        try await offloaded {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if !isListening(url) { return true }
-                usleep(50_000)
-            }
-            return false
-        }
+        try await offloaded { Loopback.waitUntilClosed(url, timeout: timeout) }
     }
 
     /// What a started process printed by the time `text` appears or `timeout` seconds pass, without waiting

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Whether anything listens on the loopback ports the demo library uses.
+public enum Loopback {
+    /// Whether something accepts connections on 127.0.0.1 at the URL's port.
+    public static func isListening(_ url: URL) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(url.port ?? 0).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+
+    /// Waits up to `timeout` seconds for nothing to listen at the URL's port; whether that happened.
+    public static func waitUntilClosed(_ url: URL, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !isListening(url) { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+}
