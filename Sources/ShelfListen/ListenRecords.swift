@@ -23,9 +23,7 @@ struct ListenRecords {
         edition = try store.resolveEdition(query, in: library)
     }
 
-    func summary() throws -> EditionSummary { try store.edition(edition).summary }
-
-    /// The book with its parts where `home` keeps them; throws when it has never been downloaded.
+    /// The title's summary and its parts where `home` keeps them (none before the manifest is known).
     func audiobook() throws -> Audiobook { try store.audiobook(edition, home: home) }
 
     func listeningState() throws -> ListeningState { try store.listeningState(of: edition) }

@@ -53,12 +53,12 @@ final class ListenSession {
     private static func loadBook(
         _ records: ListenRecords, configuration: HTTPConfiguration, clock: () -> Date, download: inout Background<String?>?
     ) throws -> Audiobook {
-        let summary = try records.summary()
+        var book = try records.audiobook()
+        let summary = book.summary
         guard summary.medium == "audiobook" else {
             throw ListenError.notAudiobook(title: summary.title)
         }
         if let scheme = summary.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme) }
-        var book = try records.audiobook()
         if book.parts.isEmpty || !book.isComplete {
             download = records.download(configuration: configuration)
         }

@@ -439,7 +439,7 @@ public final class FulfilmentService {
 
     /// Deletes the local files and keeps the loan: Downloaded/Updated → Clearing → New.
     public func archive(_ edition: EditionRef) throws -> String {
-        let summary = try store.edition(edition).summary
+        let summary = try store.summary(of: edition)
         guard summary.actions.contains(.archive) else { throw FulfilmentError.nothingToArchive(title: summary.title) }
         try store.applyLifecycle(.archiveRequested, to: edition, reason: "archived by the patron")
         try LocalFiles(store: store, home: home).finishClearing(library)

@@ -62,7 +62,7 @@ extension Store {
     /// The audiobook behind a title, with its parts where `home` keeps them; throws when it has never been
     /// downloaded (there is no manifest or part list yet).
     public func audiobook(_ edition: EditionRef, home: Home) throws -> Audiobook {
-        let detail = try self.edition(edition)
+        let summary = try self.summary(of: edition)
         let rowID = edition.rowID
         let directory = home.files(library: edition.libraryID, edition: rowID)
         let rows = try partRecords(of: edition)
@@ -85,7 +85,7 @@ extension Store {
                 progress: row.status == .downloading ? row.reason : nil)
         }
         return Audiobook(
-            edition: edition, summary: detail.summary, parts: parts,
+            edition: edition, summary: summary, parts: parts,
             chapters: Audiobook.chapters(toc: manifest?.toc ?? [], parts: parts))
     }
 }

@@ -329,6 +329,17 @@ extension Store {
         try edition(try resolveEdition(query, in: library), now: now)
     }
 
+    /// One edition's line of `shelf list`, without the details `edition(_:)` gathers.
+    public func summary(of edition: EditionRef, now: Date = Date()) throws(StoreError) -> EditionSummary {
+        let listening = try consumption(of: edition)
+        return try read { db in
+            guard let row = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [edition.rowID]) else {
+                throw StoreError.editionNotFound(edition.entryID)
+            }
+            return EditionSummary(row: row, listening: listening, now: now)
+        }
+    }
+
     /// Everything known about one edition.
     public func edition(_ edition: EditionRef, now: Date = Date()) throws(StoreError) -> EditionDetail {
         let rowID = edition.rowID
