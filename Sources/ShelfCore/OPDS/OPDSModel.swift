@@ -26,6 +26,12 @@ public enum OPDSVocabulary {
     public static let relAcquisitionPrefix = "http://opds-spec.org/acquisition"
     public static let relRevoke = "http://librarysimplified.org/terms/rel/revoke"
     public static let relAnnotations = "http://www.w3.org/ns/oa#annotationService"
+    public static let relFacet = "http://opds-spec.org/facet"
+    public static let relSearch = "search"
+    public static let relSubsection = "subsection"
+    public static let relCollection = "collection"
+    public static let threadNS = "http://purl.org/syndication/thread/1.0"
+    public static let odlNS = "http://drafts.opds.io/odl-1.0#"
 }
 
 /// The kind of an acquisition link, from its `rel`.
@@ -125,20 +131,51 @@ public struct IndirectAcquisition: Codable, Sendable, Equatable {
     }
 }
 
-/// A plain Atom link.
+/// A plain Atom link (or an OPDS 2 link object).
 public struct OPDSLink: Codable, Sendable, Equatable {
     /// The link target, resolved against the document's URL when one was given.
     public var href: String
     public var rel: String?
     public var type: String?
     public var title: String?
+    /// `opds:facetGroup` (OPDS 1) or the facet's group title (OPDS 2).
+    public var facetGroup: String?
+    /// `opds:activeFacet="true"`, or the OPDS 2 link is the facet group's `self`.
+    public var activeFacet: Bool
+    /// `thr:count` (OPDS 1) or `properties.numberOfItems` (OPDS 2): how many items the linked feed holds.
+    public var count: Int?
+    /// An OPDS 2 `templated` link (`{searchTerms}`, `{?query}`): `href` is a URI template.
+    public var templated: Bool
 
     /// Creates the value from its parts; omitted parts are absent.
-    public init(href: String, rel: String? = nil, type: String? = nil, title: String? = nil) {
+    public init(
+        href: String, rel: String? = nil, type: String? = nil, title: String? = nil, facetGroup: String? = nil,
+        activeFacet: Bool = false, count: Int? = nil, templated: Bool = false
+    ) {
         self.href = href
         self.rel = rel
         self.type = type
         self.title = title
+        self.facetGroup = facetGroup
+        self.activeFacet = activeFacet
+        self.count = count
+        self.templated = templated
+    }
+}
+
+/// A `schema:Series` (or OPDS 2 `belongsTo.series`) an entry is part of.
+public struct Series: Codable, Sendable, Equatable {
+    public var name: String
+    /// `schema:position`, as written (`3`, `2.5`).
+    public var position: String?
+    /// A feed of the series' titles, when the catalog links one.
+    public var href: String?
+
+    /// Creates the value from its parts; omitted parts are absent.
+    public init(name: String, position: String? = nil, href: String? = nil) {
+        self.name = name
+        self.position = position
+        self.href = href
     }
 }
 
@@ -256,6 +293,10 @@ public struct OPDSEntry: Codable, Sendable, Equatable {
     public var annotationsURL: String?
     /// `app:control/app:draft` is `yes`.
     public var isDraft: Bool
+    /// `dcterms:duration` (OPDS 1) or `metadata.duration` (OPDS 2), in seconds.
+    public var duration: Double?
+    /// The series the entry belongs to, with its position in it.
+    public var series: Series?
 
     /// Creates the value from its parts; omitted parts are absent.
     public init(
@@ -265,7 +306,8 @@ public struct OPDSEntry: Codable, Sendable, Equatable {
         categories: [Category] = [], distributor: String? = nil, additionalType: String? = nil,
         updated: String? = nil, published: String? = nil, coverURL: String? = nil,
         thumbnailURL: String? = nil, acquisitions: [Acquisition] = [], links: [OPDSLink] = [],
-        revokeURL: String? = nil, annotationsURL: String? = nil, isDraft: Bool = false
+        revokeURL: String? = nil, annotationsURL: String? = nil, isDraft: Bool = false, duration: Double? = nil,
+        series: Series? = nil
     ) {
         self.id = id
         self.title = title
@@ -289,6 +331,8 @@ public struct OPDSEntry: Codable, Sendable, Equatable {
         self.revokeURL = revokeURL
         self.annotationsURL = annotationsURL
         self.isDraft = isDraft
+        self.duration = duration
+        self.series = series
     }
 
     /// Contributors whose role is narrator (`nrt`).
@@ -312,21 +356,35 @@ public struct OPDSEntry: Codable, Sendable, Equatable {
     public var isPaid: Bool { acquisitions.contains { $0.kind == .buy || $0.price != nil } }
 }
 
+/// Which OPDS a document was written in.
+public enum OPDSVersion: String, Codable, Sendable, Equatable {
+    /// OPDS 1.2: Atom XML.
+    case opds1 = "OPDS 1"
+    /// OPDS 2.0: JSON (`application/opds+json`).
+    case opds2 = "OPDS 2"
+}
+
 /// Feed-level metadata, known once the whole document has been read.
 public struct OPDSFeedInfo: Codable, Sendable, Equatable {
     public var id: String?
     public var title: String?
     public var updated: String?
+    /// The feed's own links (`next`, `search`, `start`, facets, the shelf, …).
     public var links: [OPDSLink]
-    /// How many entries were handed to the caller.
+    /// How many entries (publications) were handed to the caller.
     public var entryCount: Int
     /// Problems that did not stop the parse (an entry without id, …), one line each.
     public var warnings: [String]
+    /// Links to other feeds, in document order: OPDS 1 navigation entries (an entry without acquisitions whose
+    /// link leads to another catalog feed: its title is the entry's) and the OPDS 2 `navigation` collection.
+    /// These are never handed to `onEntry`.
+    public var navigation: [OPDSLink]
+    public var version: OPDSVersion
 
     /// Creates the value from its parts; omitted parts are absent.
     public init(
         id: String? = nil, title: String? = nil, updated: String? = nil, links: [OPDSLink] = [],
-        entryCount: Int = 0, warnings: [String] = []
+        entryCount: Int = 0, warnings: [String] = [], navigation: [OPDSLink] = [], version: OPDSVersion = .opds1
     ) {
         self.id = id
         self.title = title
@@ -334,7 +392,16 @@ public struct OPDSFeedInfo: Codable, Sendable, Equatable {
         self.links = links
         self.entryCount = entryCount
         self.warnings = warnings
+        self.navigation = navigation
+        self.version = version
     }
+
+    /// A navigation feed: links to other feeds and no publications.
+    public var isNavigation: Bool { entryCount == 0 && !navigation.isEmpty }
+    /// Facet links (`http://opds-spec.org/facet`), in document order, with their groups.
+    public var facets: [OPDSLink] { links.filter { $0.rel == OPDSVocabulary.relFacet } }
+    /// The search link: an OpenSearch description (OPDS 1) or a templated OPDS 2 link.
+    public var search: OPDSLink? { link(OPDSVocabulary.relSearch) }
 
     /// The first link with this relation.
     public func link(_ rel: String) -> OPDSLink? { links.first { $0.rel == rel } }

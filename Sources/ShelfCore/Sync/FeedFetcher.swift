@@ -167,7 +167,7 @@ final class FeedFetcher: Sendable {
         let stored = kind == .loans ? nil : known[KnownPage.key(kind: kind, url: address)]
         let validators = stored.map { CacheValidators(etag: $0.etag, lastModified: $0.lastModified) }
         log?("fetching \(feed) page \(position): \(Redaction.url(address))")
-        let accept = ["Accept": "application/atom+xml;profile=opds-catalog, application/atom+xml, application/xml;q=0.9, */*;q=0.5"]
+        let accept = ["Accept": FeedDocument.accept]
         let response: HTTPResponse
         do {
             if kind == .loans, let session {
@@ -195,7 +195,8 @@ final class FeedFetcher: Sendable {
             lastModified: response.header("last-modified")))
         else { return nil }
 
-        let parser = OPDSParser(baseURL: URL(string: response.url) ?? url)
+        let parser = FeedDocument(baseURL: URL(string: response.url) ?? url)
+        let contentType = response.header("content-type")
         var batch: [EntryRecord] = []
         batch.reserveCapacity(batchSize)
         var count = 0
@@ -211,9 +212,9 @@ final class FeedFetcher: Sendable {
                 }
             }
             if let file = response.bodyFile {
-                info = try parser.parse(file: file, onEntry: onEntry)
+                info = try parser.parse(file: file, contentType: contentType, onEntry: onEntry)
             } else {
-                info = try parser.parse(data: response.body, onEntry: onEntry)
+                info = try parser.parse(data: response.body, contentType: contentType, onEntry: onEntry)
             }
         } catch let error as OPDSParseError {
             throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
