@@ -414,3 +414,23 @@ public struct OPDSFeedInfo: Codable, Sendable, Equatable {
     /// The library's authentication document (`http://opds-spec.org/auth/document`).
     public var authDocument: OPDSLink? { link(OPDSVocabulary.relAuthDocument) }
 }
+
+extension OPDSLink {
+    private enum CodingKeys: String, CodingKey {
+        case href, rel, type, title, facetGroup, activeFacet, count, templated
+    }
+
+    /// Reads a link stored before facets, counts and templates were kept: those parts are absent.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            href: try container.decode(String.self, forKey: .href),
+            rel: try container.decodeIfPresent(String.self, forKey: .rel),
+            type: try container.decodeIfPresent(String.self, forKey: .type),
+            title: try container.decodeIfPresent(String.self, forKey: .title),
+            facetGroup: try container.decodeIfPresent(String.self, forKey: .facetGroup),
+            activeFacet: try container.decodeIfPresent(Bool.self, forKey: .activeFacet) ?? false,
+            count: try container.decodeIfPresent(Int.self, forKey: .count),
+            templated: try container.decodeIfPresent(Bool.self, forKey: .templated) ?? false)
+    }
+}

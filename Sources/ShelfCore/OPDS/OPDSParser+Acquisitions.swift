@@ -27,7 +27,7 @@ extension OPDSDocumentReader {
             entry.links.append(
                 OPDSLink(
                     href: href, rel: attributes.rel.take(), type: attributes.type.take(),
-                    title: attributes.title.take()))
+                    title: attributes.title.take(), count: attributes.count))
         }
     }
 

@@ -87,6 +87,7 @@ struct Vocabulary {
     let indirectAcquisition, availability, holds, copies, price: XMLName
     let status, since, until, total, position, available, currencyCode: XMLName
     let role, sortName, control, draft: XMLName
+    let thread, facetGroup, activeFacet, count: XMLName
 
     init(_ reader: XMLReader) {
         let n = reader.intern
@@ -141,6 +142,10 @@ struct Vocabulary {
         sortName = n("sort_name")
         control = n("control")
         draft = n("draft")
+        thread = n(OPDSVocabulary.threadNS)
+        facetGroup = n("facetGroup")
+        activeFacet = n("activeFacet")
+        count = n("count")
     }
 }
 
@@ -184,6 +189,10 @@ struct LinkAttributes {
     var rel: String?
     var type: String?
     var title: String?
+    /// `opds:facetGroup`, `opds:activeFacet` and `thr:count`, read on feed-level links only.
+    var facetGroup: String?
+    var activeFacet = false
+    var count: Int?
 }
 
 /// One pass over one document: owns the reader and the state of the entry being read.
@@ -243,7 +252,10 @@ final class OPDSDocumentReader {
             guard namespace == names.atom else { return try reader.skipElement() }
             switch local {
             case names.entry:
-                if let entry = try readEntry() {
+                guard let entry = try readEntry() else { return }
+                if let navigation = NavigationEntry.link(of: entry) {
+                    info.navigation.append(navigation)
+                } else {
                     info.entryCount += 1
                     try onEntry(entry)
                 }
@@ -251,13 +263,14 @@ final class OPDSDocumentReader {
             case names.title: info.title = try feedText()
             case names.updated: info.updated = try feedText()
             case names.link:
-                let attributes = linkAttributes()
+                let attributes = linkAttributes(feedLevel: true)
                 try reader.skipElement()
                 if let href = attributes.href {
                     info.links.append(
                         OPDSLink(
                             href: resolve(href), rel: attributes.rel, type: attributes.type,
-                            title: attributes.title))
+                            title: attributes.title, facetGroup: attributes.facetGroup,
+                            activeFacet: attributes.activeFacet, count: attributes.count))
                 }
             default: try reader.skipElement()
             }
@@ -393,10 +406,22 @@ final class OPDSDocumentReader {
         return value
     }
 
-    func linkAttributes() -> LinkAttributes {
+    /// The link's attributes; `feedLevel` also reads the facet and count extensions, which entries'
+    /// links (navigation entries aside) do not carry.
+    func linkAttributes(feedLevel: Bool = false) -> LinkAttributes {
         var link = LinkAttributes()
         reader.forEachAttribute { attribute in
-            guard attribute.namespace == .none else { return }
+            guard attribute.namespace == .none else {
+                guard feedLevel || attribute.namespace == names.thread else { return }
+                if attribute.namespace == names.opds && attribute.name == names.facetGroup {
+                    link.facetGroup = attributeValue(attribute)
+                } else if attribute.namespace == names.opds && attribute.name == names.activeFacet {
+                    link.activeFacet = attributeValue(attribute).lowercased() == "true"
+                } else if attribute.namespace == names.thread && attribute.name == names.count {
+                    link.count = Int(attributeValue(attribute))
+                }
+                return
+            }
             switch attribute.name {
             case names.href: link.href = attributeValue(attribute)
             case names.rel: link.rel = attributeValue(attribute)
