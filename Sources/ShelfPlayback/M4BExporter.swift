@@ -119,27 +119,30 @@ public enum M4BExporter {
         let partial = URL(fileURLWithPath: target.path + ".partial")
         try? FileManager.default.removeItem(at: partial)
         do {
-            let inputs = try book.parts.map { try FFmpegExportInput(path: $0.path) }
-            let total = inputs.reduce(0) { $0 + $1.duration }
+            // Each part is looked at first and opened again when its turn comes: a book of a hundred parts never
+            // holds a hundred demuxers at once.
+            let parts = try book.parts.map { try FFmpegExportInput(path: $0.path).part }
+            let total = parts.reduce(0) { $0 + $1.duration }
             let tick: (Double) throws -> Void = { done in
                 if shouldStop() { throw M4BExportError.interrupted }
                 progress?(min(done, total), total)
             }
             let writer = try FFmpegM4BWriter(path: partial.path, tags: book.tags)
-            let method: M4BExport.Method = canRemux(inputs) ? .remuxed : .encoded
+            let method: M4BExport.Method = canRemux(parts) ? .remuxed : .encoded
             var encoder: FFmpegAACEncoder?
             if method == .remuxed {
-                try writer.addAudio(copying: inputs[0])
+                try writer.addAudio(copying: FFmpegExportInput(path: parts[0].path))
             } else {
-                let channels = min(max(inputs[0].channels, 1), 2)
-                let made = try FFmpegAACEncoder(sampleRate: inputs[0].sampleRate, channels: channels, bitRate: 64_000 * channels)
+                let channels = min(max(parts[0].channels, 1), 2)
+                let made = try FFmpegAACEncoder(sampleRate: parts[0].sampleRate, channels: channels, bitRate: 64_000 * channels)
                 try writer.addAudio(encodedBy: made)
                 encoder = made
             }
             let cover = book.cover.map { writer.addCover(path: $0.path) } ?? false
             try writer.start()
             var starts: [Double] = []
-            for input in inputs {
+            for part in parts {
+                let input = try FFmpegExportInput(path: part.path)
                 if let encoder {
                     starts.append(try encoder.encode(input, into: writer, tick: tick))
                 } else {
@@ -162,9 +165,9 @@ public enum M4BExporter {
 
     /// Whether the parts can be copied into one AAC stream: all AAC, at one rate, with one channel count and the
     /// same codec setup.
-    static func canRemux(_ inputs: [FFmpegExportInput]) -> Bool {
-        guard let first = inputs.first, first.isAAC else { return false }
-        return inputs.allSatisfy {
+    static func canRemux(_ parts: [ExportPart]) -> Bool {
+        guard let first = parts.first, first.isAAC else { return false }
+        return parts.allSatisfy {
             $0.isAAC && $0.sampleRate == first.sampleRate && $0.channels == first.channels
                 && ($0.extradata.isEmpty || first.extradata.isEmpty || $0.extradata == first.extradata)
         }

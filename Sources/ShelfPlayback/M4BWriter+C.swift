@@ -1,11 +1,7 @@
 import CFFmpeg
 
-/// One part file opened for export: its audio stream, what that stream holds, and its packets as stored.
-/// The corresponding C functions are `avformat_open_input` and `av_read_frame`.
-final class FFmpegExportInput {
-    /// The demuxer; the encoder reads packets through it too.
-    private(set) var format: UnsafeMutablePointer<AVFormatContext>?
-    let streamIndex: Int32
+/// What a part file holds, as the exporter decides between copying and encoding.
+struct ExportPart: Sendable, Equatable {
     let path: String
     /// Whether the audio is AAC, which an m4b holds as it is.
     let isAAC: Bool
@@ -17,35 +13,44 @@ final class FFmpegExportInput {
     let declaredDuration: Double?
     /// Seconds, as far as known (a guess included), for progress.
     let duration: Double
+}
+
+/// One part file opened for export: its audio stream, what that stream holds, and its packets as stored.
+/// The corresponding C functions are `avformat_open_input` and `av_read_frame`.
+final class FFmpegExportInput {
+    /// The demuxer; the encoder reads packets through it too.
+    private(set) var format: UnsafeMutablePointer<AVFormatContext>?
+    let streamIndex: Int32
+    let part: ExportPart
+    var path: String { part.path }
 
     init(path: String) throws {
         _ = FFmpeg.quietLogging
-        self.path = path
         var format: UnsafeMutablePointer<AVFormatContext>?
         try FFmpeg.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
-        self.format = format
-        try FFmpeg.check(avformat_find_stream_info(format, nil), "read the streams of \(path)")
-        let index = av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
-        guard index >= 0, let parameters = format?.pointee.streams[Int(index)]?.pointee.codecpar else {
-            avformat_close_input(&self.format)
+        let found = avformat_find_stream_info(format, nil)
+        let index = found < 0 ? found : av_find_best_stream(format, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+        guard index >= 0, let context = format, let stream = context.pointee.streams[Int(index)] else {
+            // Closed here: a class whose initializer throws early never runs its deinit.
+            avformat_close_input(&format)
+            try FFmpeg.check(found, "read the streams of \(path)")
             throw PlaybackError.noAudioStream(path: path)
         }
-        streamIndex = index
-        isAAC = parameters.pointee.codec_id == AV_CODEC_ID_AAC
-        sampleRate = Int(parameters.pointee.sample_rate)
-        channels = Int(parameters.pointee.ch_layout.nb_channels)
-        extradata = parameters.pointee.extradata.map {
-            Array(UnsafeBufferPointer(start: $0, count: Int(parameters.pointee.extradata_size)))
-        } ?? []
-        let stream = format!.pointee.streams[Int(index)]!.pointee
+        let parameters = stream.pointee.codecpar.pointee
         var known: Double?
-        if stream.duration != FFmpeg.noTimestamp {
-            known = Double(stream.duration) * av_q2d(stream.time_base)
-        } else if format!.pointee.duration != FFmpeg.noTimestamp {
-            known = Double(format!.pointee.duration) / Double(AV_TIME_BASE)
+        if stream.pointee.duration != FFmpeg.noTimestamp {
+            known = Double(stream.pointee.duration) * av_q2d(stream.pointee.time_base)
+        } else if context.pointee.duration != FFmpeg.noTimestamp {
+            known = Double(context.pointee.duration) / Double(AV_TIME_BASE)
         }
-        duration = known ?? 0
-        declaredDuration = format!.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE ? nil : known
+        part = ExportPart(
+            path: path, isAAC: parameters.codec_id == AV_CODEC_ID_AAC, sampleRate: Int(parameters.sample_rate),
+            channels: Int(parameters.ch_layout.nb_channels),
+            extradata: parameters.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(parameters.extradata_size))) } ?? [],
+            declaredDuration: context.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE ? nil : known,
+            duration: known ?? 0)
+        streamIndex = index
+        self.format = context
     }
 
     deinit { avformat_close_input(&format) }
@@ -70,7 +75,7 @@ final class FFmpegExportInput {
 
     /// Throws when the audio read ended well before the length the file declares: a part cut short.
     func checkComplete(endedAt seconds: Double) throws {
-        guard let declared = declaredDuration, seconds < declared - 0.5 - declared * 0.01 else { return }
+        guard let declared = part.declaredDuration, seconds < declared - 0.5 - declared * 0.01 else { return }
         throw PlaybackError.cutShort(path: path, endsAt: seconds, declared: declared)
     }
 }
@@ -113,7 +118,7 @@ final class FFmpegM4BWriter {
         let stream = try newStream()
         try FFmpeg.check(avcodec_parameters_copy(stream.pointee.codecpar, input.parameters), "copy the audio's parameters")
         stream.pointee.codecpar.pointee.codec_tag = 0
-        stream.pointee.time_base = AVRational(num: 1, den: Int32(input.sampleRate))
+        stream.pointee.time_base = AVRational(num: 1, den: Int32(input.part.sampleRate))
         audio = stream
     }
 
