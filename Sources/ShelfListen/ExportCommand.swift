@@ -16,6 +16,7 @@ public struct ExportCommand: ParsableCommand {
 
     public init() {}
 
+    /// Checks the title, fetches its cover when needed, writes the m4b and says what it wrote.
     public func run() throws {
         let arguments = self.arguments
         let signals = SignalWatch()

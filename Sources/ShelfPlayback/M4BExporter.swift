@@ -11,6 +11,7 @@ public struct M4BBook: Sendable {
         public var part: Int
         public var offset: Double
 
+        /// A chapter `offset` seconds into part `part` (from 0).
         public init(title: String, part: Int, offset: Double) {
             self.title = title
             self.part = part
@@ -29,6 +30,7 @@ public struct M4BBook: Sendable {
     /// A PNG or JPEG to attach as the cover.
     public var cover: URL?
 
+    /// A book from its part files in order, its chapters and its tags.
     public init(
         parts: [URL], chapters: [Chapter], title: String, author: String? = nil, narrator: String? = nil,
         year: String? = nil, cover: URL? = nil
