@@ -28,6 +28,7 @@ enum ExitStatusTable {
         (.protectedContent, "the title is protected by DRM shelf does not implement, or in no format it can play"),
         (.audioDevice, "no audio device could be opened (set SDL_AUDIODRIVER)"),
         (.playbackFailed, "the audiobook's files could not be played"),
+        (.exportFailed, "shelf export could not write the file (FFmpeg could not read a part or write the m4b)"),
     ]
 
     static var text: String {
