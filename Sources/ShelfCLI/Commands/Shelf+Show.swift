@@ -44,12 +44,18 @@ struct DetailPrinter {
         if let publisher = detail.publisher { facts.append(("Publisher", publisher)) }
         if let issued = detail.issued { facts.append(("Published", issued)) }
         if let language = detail.language { facts.append(("Language", language)) }
+        if let duration = summary.duration { facts.append(("Duration", OPDSDuration.clockString(duration))) }
+        if let series = summary.series {
+            facts.append(("Series", series.name + (series.position.map { ", book \($0)" } ?? "")))
+        }
         if let distributor = detail.distributor { facts.append(("Distributor", distributor)) }
         let genres = detail.categories.map { $0.label ?? $0.term }
         if !genres.isEmpty { facts.append(("Categories", genres.joined(separator: ", "))) }
         let others = detail.contributors.filter { !$0.roles.contains("aut") && !$0.roles.contains("nrt") }
         if !others.isEmpty {
-            facts.append(("Contributors", others.map { "\($0.name) (\($0.roles.joined(separator: ", ")))" }.joined(separator: ", ")))
+            // A contributor the feed gives no role is shown by name alone, not with an empty "()".
+            let named = others.map { $0.roles.isEmpty ? $0.name : "\($0.name) (\($0.roles.joined(separator: ", ")))" }
+            facts.append(("Contributors", named.joined(separator: ", ")))
         }
         facts.append(("State", summary.state.label + (detail.stateReason.map { " — \($0)" } ?? "")))
         if !summary.circulation.isEmpty { facts.append(("Availability", summary.circulation)) }

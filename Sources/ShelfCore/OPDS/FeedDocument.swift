@@ -1,8 +1,8 @@
 import Foundation
 
 /// Reads a catalog document in whichever OPDS it is written: OPDS 1 (Atom XML, streamed by `OPDSParser`) or
-/// OPDS 2 (JSON). The media type decides when the server names one; otherwise the first byte that is not
-/// white space (`{` or `[` is JSON).
+/// OPDS 2 (JSON, read by `OPDS2Parser`). A document starting with `{` or `[` is JSON whatever its media type says;
+/// otherwise the media type decides (a "JSON" document that is not JSON gets JSON's error, never "malformed XML").
 public struct FeedDocument: Sendable {
     /// The document's own URL; relative links are resolved against it.
     public var baseURL: URL?
@@ -17,9 +17,7 @@ public struct FeedDocument: Sendable {
     /// Reads a document held in a file.
     public func parse(file: URL, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: file)) {
-            let data: Data
-            do { data = try Data(contentsOf: file) } catch { throw OPDSParseError.unreadable(error.localizedDescription) }
-            return try parseJSON(data, onEntry: onEntry)
+            return try OPDS2Parser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
         }
         return try OPDSParser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
     }
@@ -27,21 +25,17 @@ public struct FeedDocument: Sendable {
     /// Reads a document held in memory.
     public func parse(data: Data, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if Self.isJSON(contentType: contentType, firstByte: first) { return try parseJSON(data, onEntry: onEntry) }
+        if Self.isJSON(contentType: contentType, firstByte: first) {
+            return try OPDS2Parser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
+        }
         return try OPDSParser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
     }
 
-    private func parseJSON(_ data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
-        throw OPDSParseError.unreadable("OPDS 2 (JSON) catalogs are not read yet")
-    }
-
-    /// Whether a document is JSON: by its media type when it names JSON or XML, else by its first byte.
+    /// Whether a document is JSON: a first byte of `{` or `[` (no XML document starts so), else a media type that
+    /// names JSON.
     static func isJSON(contentType: String?, firstByte: UInt8?) -> Bool {
-        if let type = contentType?.lowercased() {
-            if type.contains("json") { return true }
-            if type.contains("xml") { return false }
-        }
-        return firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[")
+        if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") { return true }
+        return contentType?.lowercased().contains("json") ?? false
     }
 
     private static func firstByte(of file: URL) -> UInt8? {

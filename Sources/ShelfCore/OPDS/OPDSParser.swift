@@ -10,6 +10,16 @@ public enum OPDSParseError: Error, Equatable, Sendable {
     case entryTooLarge(line: Int, limit: Int)
     /// The document could not be opened or read.
     case unreadable(String)
+    /// The server said it sent JSON (or the document starts like JSON) but it does not parse as JSON.
+    case notJSON(reason: String)
+    /// Well-formed JSON that is neither an OPDS 2 feed nor a publication.
+    case wrongShape(reason: String)
+    /// An OPDS 2 Authentication document where a catalog feed was expected.
+    case authenticationDocument
+    /// A JSON document larger than the reader accepts, in bytes.
+    case tooLarge(limit: Int)
+    /// A JSON document nested deeper than the reader accepts.
+    case tooDeep(limit: Int)
 }
 
 extension OPDSParseError: LocalizedError {
@@ -25,6 +35,17 @@ extension OPDSParseError: LocalizedError {
             return "the entry starting at line \(line) is larger than the \(limit)-byte limit; the feed looks broken"
         case .unreadable(let reason):
             return "cannot read the catalog document: \(reason)"
+        case .notJSON(let reason):
+            return "the catalog sent a document that is not JSON (\(reason)); check the library URL"
+        case .wrongShape(let reason):
+            return "the catalog sent JSON that is not an OPDS 2 feed (\(reason)); check the library URL"
+        case .authenticationDocument:
+            return "the URL is the library's sign-in (Authentication for OPDS) document, not a catalog feed; "
+                + "use the catalog's own URL"
+        case .tooLarge(let limit):
+            return "the catalog document is larger than the \(limit / 1_048_576) MB limit; the feed looks broken"
+        case .tooDeep(let limit):
+            return "the catalog document nests deeper than \(limit) levels; the feed looks broken"
         }
     }
 }
@@ -88,6 +109,7 @@ struct Vocabulary {
     let status, since, until, total, position, available, currencyCode: XMLName
     let role, sortName, control, draft: XMLName
     let thread, facetGroup, activeFacet, count: XMLName
+    let odl, tlink, duration, series, seriesType: XMLName
 
     init(_ reader: XMLReader) {
         let n = reader.intern
@@ -146,6 +168,11 @@ struct Vocabulary {
         facetGroup = n("facetGroup")
         activeFacet = n("activeFacet")
         count = n("count")
+        odl = n(OPDSVocabulary.odlNS)
+        tlink = n("tlink")
+        duration = n("duration")
+        series = n("series")
+        seriesType = n("Series")
     }
 }
 
@@ -348,8 +375,9 @@ final class OPDSDocumentReader {
             case names.updated: entry.updated = try text()
             case names.published: entry.published = try text()
             case names.link: try readEntryLink(into: &entry)
-            case names.author: entry.authors.append(try readPerson())
-            case names.contributor: entry.contributors.append(try readPerson())
+            // A person without a name (`<author/>`, `<name></name>`) says nothing; it is left out.
+            case names.author: if let person = try readPerson().named { entry.authors.append(person) }
+            case names.contributor: if let person = try readPerson().named { entry.contributors.append(person) }
             case names.category:
                 if let category = categoryAttributes() { entry.categories.append(category) }
                 try reader.skipElement()
@@ -360,10 +388,16 @@ final class OPDSDocumentReader {
             case names.publisher: entry.publisher = try text()
             case names.issued: entry.issued = try text()
             case names.language: entry.language = try text()
+            case names.duration: entry.duration = OPDSDuration.parse(try text())
             default: try reader.skipElement()
             }
         case names.schema where local == names.alternativeHeadline:
             entry.subtitle = try text()
+        case names.schema where local == names.series || local == names.seriesType:
+            entry.series = try readSeries() ?? entry.series
+        // ODL's templated link (`odl:tlink`) is an acquisition like any other, with its availability.
+        case names.odl where local == names.tlink:
+            try readEntryLink(into: &entry)
         case names.bibframe where local == names.distribution:
             reader.forEachAttribute { attribute in
                 if attribute.name == names.providerName
