@@ -52,11 +52,7 @@ struct DetailPrinter {
         let genres = detail.categories.map { $0.label ?? $0.term }
         if !genres.isEmpty { facts.append(("Categories", genres.joined(separator: ", "))) }
         let others = detail.contributors.filter { !$0.roles.contains("aut") && !$0.roles.contains("nrt") }
-        if !others.isEmpty {
-            // A contributor the feed gives no role is shown by name alone, not with an empty "()".
-            let named = others.map { $0.roles.isEmpty ? $0.name : "\($0.name) (\($0.roles.joined(separator: ", ")))" }
-            facts.append(("Contributors", named.joined(separator: ", ")))
-        }
+        if !others.isEmpty { facts.append(("Contributors", Self.people(others))) }
         facts.append(("State", summary.state.label + (detail.stateReason.map { " — \($0)" } ?? "")))
         if !summary.circulation.isEmpty { facts.append(("Availability", summary.circulation)) }
         if let copies = summary.copiesTotal {
@@ -104,6 +100,15 @@ struct DetailPrinter {
         for event in detail.history {
             Output.line("  \(Output.timestamp(event.at))  \(event.kind): \(event.detail)")
         }
+    }
+}
+
+extension DetailPrinter {
+    /// "Ann Smith (ill), Bob": each contributor with their roles; one the feed gives no role is shown by name
+    /// alone, not with an empty "()".
+    static func people(_ contributors: [Contributor]) -> String {
+        contributors.map { $0.roles.isEmpty ? $0.name : "\($0.name) (\($0.roles.joined(separator: ", ")))" }
+            .joined(separator: ", ")
     }
 }
 

@@ -299,6 +299,9 @@ enum Migrations {
                 ALTER TABLE edition ADD COLUMN series_name TEXT;
                 ALTER TABLE edition ADD COLUMN series_position TEXT;
                 ALTER TABLE edition ADD COLUMN series_url TEXT;
+                -- Without validators the next sync reads every page whole once, so stored editions get them too
+                -- (a page answering 304 would leave them empty until it changes).
+                UPDATE feed_page SET etag = NULL, last_modified = NULL;
                 """)
         }
         return migrator
