@@ -24,11 +24,28 @@ public struct FeedDocument: Sendable {
 
     /// Reads a document held in memory.
     public func parse(data: Data, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
-        let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if Self.isJSON(contentType: contentType, firstByte: first) {
+        if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: data)) {
             return try OPDS2Parser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
         }
         return try OPDSParser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
+    }
+
+    /// Reads the one entry a borrow, revoke or entry-URL response holds (the first, if it is a feed), in either
+    /// OPDS; a document without one fails with `notAtom` (OPDS 1) or `wrongShape` (OPDS 2).
+    public func parseEntry(data: Data, contentType: String?) throws -> OPDSEntry {
+        guard Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: data)) else {
+            return try OPDSParser(baseURL: baseURL).parseEntry(data: data)
+        }
+        var first: OPDSEntry?
+        _ = try OPDS2Parser(baseURL: baseURL).parse(data: data) { entry in
+            if first == nil { first = entry }
+        }
+        guard let first else { throw OPDSParseError.wrongShape(reason: "it holds no publication") }
+        return first
+    }
+
+    private static func firstByte(of data: Data) -> UInt8? {
+        data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
     }
 
     /// Whether a document is JSON: a first byte of `{` or `[` (no XML document starts so), else a media type that

@@ -163,6 +163,20 @@ struct OPDS2ParserTests {
         #expect(entries[0].availability?.until == utc(2030, 1, 1))
     }
 
+    @Test("a borrow's answer is read as one entry in either OPDS")
+    func entryInEitherOPDS() throws {
+        let document = FeedDocument(baseURL: URL(string: "http://127.0.0.1:8080/works/3/borrow"))
+        let json = #"{"metadata": {"title": "Loaned", "identifier": "urn:isbn:3"}, "links": [{"rel": "http://opds-spec.org/acquisition", "href": "fulfill"}]}"#
+        let fromJSON = try document.parseEntry(data: Data(json.utf8), contentType: "application/opds-publication+json")
+        #expect(fromJSON.id == "urn:isbn:3" && fromJSON.acquisitions.first?.href == "http://127.0.0.1:8080/works/3/fulfill")
+        let xml = #"<entry xmlns="http://www.w3.org/2005/Atom"><id>urn:isbn:3</id><title>Loaned</title></entry>"#
+        #expect(try document.parseEntry(data: Data(xml.utf8), contentType: "application/atom+xml").id == "urn:isbn:3")
+        let empty = parseError {
+            _ = try document.parseEntry(data: Data(#"{"metadata": {"title": "x"}, "publications": []}"#.utf8), contentType: nil)
+        }
+        #expect(empty == .wrongShape(reason: "it holds no publication"))
+    }
+
     @Test(
         "documents that are not OPDS 2 feeds give one clear error, never malformed XML",
         arguments: [
