@@ -126,9 +126,12 @@ struct FeedRenderer: Sendable {
         out += "</\(name)>\n"
     }
 
-    private func resolve(_ href: String) -> String {
+    func resolve(_ href: String) -> String {
         href.hasPrefix("http://") || href.hasPrefix("https://") ? href : base + href
     }
+
+    /// A feed of a series' works, as Palace links one from `schema:series`.
+    func seriesHref(_ series: DemoTitle.Series) -> String { base + "series/" + percentEncoded(series.name) }
 
     /// Writes one `<entry>`.
     func entry(_ t: DemoTitle, context: EntryContext, namespaces: Bool = false, into out: inout String) {
@@ -140,6 +143,14 @@ struct FeedRenderer: Sendable {
         element("title", t.title, into: &out)
         if let subtitle = t.subtitle { element("schema:alternativeHeadline", subtitle, into: &out) }
         if let duration = t.duration { out += "    <dcterms:duration>\(duration)</dcterms:duration>\n" }
+        if let series = t.series {
+            // As Palace writes it: the name an attribute, the position a child element, then the series' feed.
+            out += "    <schema:series name=\"\(xmlEscaped(series.name))\">\n"
+            if let position = series.position { out += "      <position>\(xmlEscaped(position))</position>\n" }
+            link(href: seriesHref(series), rel: "series", type: Self.acquisitionFeedType, title: series.name,
+                 indent: "      ", into: &out)
+            out += "    </schema:series>\n"
+        }
         out += "    <summary type=\"html\">"
         appendEscaped(t.summary, to: &out)
         out += "</summary>\n"

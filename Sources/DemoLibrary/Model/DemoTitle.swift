@@ -56,6 +56,20 @@ public struct DemoTitle: Codable, Sendable, Hashable {
         }
     }
 
+    /// A series a work belongs to (`schema:series`, OPDS 2 `belongsTo.series`).
+    public struct Series: Codable, Sendable, Hashable {
+        /// The series' name.
+        public var name: String
+        /// The work's place in it, as written (`3`, `2.5`).
+        public var position: String?
+
+        /// Creates a series entry.
+        public init(name: String, position: String? = nil) {
+            self.name = name
+            self.position = position
+        }
+    }
+
     /// Stable Atom id, `urn:uuid:…` or `urn:isbn:…`; also the path segment of the work's URLs.
     public var id: String
     /// Title as displayed.
@@ -98,6 +112,8 @@ public struct DemoTitle: Codable, Sendable, Hashable {
     public var draft: Bool
     /// Set for works offered through `acquisition/buy`.
     public var price: Price?
+    /// The series the work belongs to.
+    public var series: Series?
 
     /// Creates a title; only what identifies and describes it is required.
     public init(
@@ -121,7 +137,8 @@ public struct DemoTitle: Codable, Sendable, Hashable {
         acquisitionHref: String? = nil,
         license: LicensePool = .openAccess,
         draft: Bool = false,
-        price: Price? = nil
+        price: Price? = nil,
+        series: Series? = nil
     ) {
         self.id = id
         self.title = title
@@ -144,12 +161,13 @@ public struct DemoTitle: Codable, Sendable, Hashable {
         self.license = license
         self.draft = draft
         self.price = price
+        self.series = series
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, title, subtitle, authors, narrators, summary, publisher, issued, language, categories
         case audience, distributor, medium, duration, cover, published, updated, acquisitionHref, license
-        case draft, price
+        case draft, price, series
     }
 
     /// Decodes a title; optional fields take the same defaults as the memberwise initializer.
@@ -176,6 +194,7 @@ public struct DemoTitle: Codable, Sendable, Hashable {
         license = try c.decodeIfPresent(LicensePool.self, forKey: .license) ?? .openAccess
         draft = try c.decodeIfPresent(Bool.self, forKey: .draft) ?? false
         price = try c.decodeIfPresent(Price.self, forKey: .price)
+        series = try c.decodeIfPresent(Series.self, forKey: .series)
     }
 }
 

@@ -236,14 +236,14 @@ public actor DemoState {
 
     // MARK: Rendering
 
-    private func titles(onPage page: Int) -> [DemoTitle] {
+    func titles(onPage page: Int) -> [DemoTitle] {
         let lower = (page - 1) * pageSize
         let upper = min(catalog.count, lower + pageSize)
         guard lower < upper else { return [] }
         return (lower..<upper).map { catalog[$0] }
     }
 
-    private func lastModified(page: Int, titles: [DemoTitle]) -> Date {
+    func lastModified(page: Int, titles: [DemoTitle]) -> Date {
         let newest = titles.map(\.updated).max() ?? SyntheticTitles.epoch
         return DemoDates.wholeSeconds(max(newest, pageStamps[page] ?? .distantPast))
     }
@@ -355,12 +355,17 @@ public actor DemoState {
 
     /// The root feed.
     func rootFeed() -> String {
+        renderer.root(featured: featured(), updated: lastStamp)
+    }
+
+    /// The few works the root shows, in either OPDS.
+    func featured() -> [DemoTitle] {
         var featured: [DemoTitle] = []
         for position in 0..<min(catalog.count, 50) where featured.count < 4 {
             let title = catalog[position]
             if !title.draft { featured.append(title) }
         }
-        return renderer.root(featured: featured, updated: lastStamp)
+        return featured
     }
 
     /// A patron's loans feed (empty while the `emptyLoans` switch is on) and when it last changed.

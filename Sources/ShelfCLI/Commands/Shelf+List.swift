@@ -22,7 +22,14 @@ extension Shelf {
         @Flag(name: .long, help: "Include titles no longer in the catalog.")
         var removed = false
 
+        @Option(name: .long, help: ArgumentHelp(
+            "Only titles of this series, as the catalog names it (case does not matter).", valueName: "name"))
+        var series: String?
+
         func validate() throws {
+            if let series, series.trimmingCharacters(in: .whitespaces).isEmpty {
+                throw ValidationError("--series needs a series name")
+            }
             if let state, LifecycleState(rawValue: state.lowercased()) == nil {
                 throw ValidationError(
                     "unknown state '\(state)'; one of: \(LifecycleState.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -34,7 +41,7 @@ extension Shelf {
                 let (store, library) = try global.openLibrary()
                 let filter = EditionFilter(
                     availableOnly: available, state: state.flatMap { LifecycleState(rawValue: $0.lowercased()) },
-                    includeRemoved: removed)
+                    includeRemoved: removed, series: series)
                 let editions = try store.editions(of: library, filter: filter)
                 if output.json { return try Output.json(editions) }
                 if editions.isEmpty {

@@ -44,13 +44,15 @@ struct DetailPrinter {
         if let publisher = detail.publisher { facts.append(("Publisher", publisher)) }
         if let issued = detail.issued { facts.append(("Published", issued)) }
         if let language = detail.language { facts.append(("Language", language)) }
+        if let duration = summary.duration { facts.append(("Duration", OPDSDuration.clockString(duration))) }
+        if let series = summary.series {
+            facts.append(("Series", series.name + (series.position.map { ", book \($0)" } ?? "")))
+        }
         if let distributor = detail.distributor { facts.append(("Distributor", distributor)) }
         let genres = detail.categories.map { $0.label ?? $0.term }
         if !genres.isEmpty { facts.append(("Categories", genres.joined(separator: ", "))) }
         let others = detail.contributors.filter { !$0.roles.contains("aut") && !$0.roles.contains("nrt") }
-        if !others.isEmpty {
-            facts.append(("Contributors", others.map { "\($0.name) (\($0.roles.joined(separator: ", ")))" }.joined(separator: ", ")))
-        }
+        if !others.isEmpty { facts.append(("Contributors", Self.people(others))) }
         facts.append(("State", summary.state.label + (detail.stateReason.map { " — \($0)" } ?? "")))
         if !summary.circulation.isEmpty { facts.append(("Availability", summary.circulation)) }
         if let copies = summary.copiesTotal {
@@ -98,6 +100,15 @@ struct DetailPrinter {
         for event in detail.history {
             Output.line("  \(Output.timestamp(event.at))  \(event.kind): \(event.detail)")
         }
+    }
+}
+
+extension DetailPrinter {
+    /// "Ann Smith (ill), Bob": each contributor with their roles; one the feed gives no role is shown by name
+    /// alone, not with an empty "()".
+    static func people(_ contributors: [Contributor]) -> String {
+        contributors.map { $0.roles.isEmpty ? $0.name : "\($0.name) (\($0.roles.joined(separator: ", ")))" }
+            .joined(separator: ", ")
     }
 }
 

@@ -149,7 +149,7 @@ public final class CirculationService {
         guard session.isSignedIn else { throw CirculationError.notSignedIn(library: library.name) }
         let response = try call(url)
         // The answer is the entry as it stands now; a library that sends none has still taken the title back.
-        let entry = try? OPDSParser(baseURL: url).parseEntry(data: response.body)
+        let entry = try? FeedDocument(baseURL: url).parseEntry(data: response.body, contentType: response.header("content-type"))
         let wasLoan = summary.entitlement == .loan
         try store.write { db in
             let applier = try EntryApplier(db: db, libraryID: library.id, syncID: nil, now: now())
@@ -193,7 +193,8 @@ public final class CirculationService {
             throw CirculationError.notAnEntry(url: url.absoluteString, reason: "an HTML page")
         }
         do {
-            return try OPDSParser(baseURL: URL(string: response.url) ?? url).parseEntry(data: response.body)
+            return try FeedDocument(baseURL: URL(string: response.url) ?? url)
+                .parseEntry(data: response.body, contentType: response.header("content-type"))
         } catch let error as OPDSParseError {
             throw CirculationError.notAnEntry(url: url.absoluteString, reason: FeedError.parse(error).description)
         }

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Reads a catalog document in whichever OPDS it is written: OPDS 1 (Atom XML, streamed by `OPDSParser`) or
-/// OPDS 2 (JSON). The media type decides when the server names one; otherwise the first byte that is not
-/// white space (`{` or `[` is JSON).
+/// OPDS 2 (JSON, read by `OPDS2Parser`). A document starting with `{` or `[` is JSON whatever its media type says;
+/// otherwise the media type decides (a "JSON" document that is not JSON gets JSON's error, never "malformed XML").
 public struct FeedDocument: Sendable {
     /// The document's own URL; relative links are resolved against it.
     public var baseURL: URL?
@@ -17,31 +17,42 @@ public struct FeedDocument: Sendable {
     /// Reads a document held in a file.
     public func parse(file: URL, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: file)) {
-            let data: Data
-            do { data = try Data(contentsOf: file) } catch { throw OPDSParseError.unreadable(error.localizedDescription) }
-            return try parseJSON(data, onEntry: onEntry)
+            return try OPDS2Parser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
         }
         return try OPDSParser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
     }
 
     /// Reads a document held in memory.
     public func parse(data: Data, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
-        let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if Self.isJSON(contentType: contentType, firstByte: first) { return try parseJSON(data, onEntry: onEntry) }
+        if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: data)) {
+            return try OPDS2Parser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
+        }
         return try OPDSParser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
     }
 
-    private func parseJSON(_ data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
-        throw OPDSParseError.unreadable("OPDS 2 (JSON) catalogs are not read yet")
+    /// Reads the one entry a borrow, revoke or entry-URL response holds (the first, if it is a feed), in either
+    /// OPDS; a document without one fails with `notAtom` (OPDS 1) or `wrongShape` (OPDS 2).
+    public func parseEntry(data: Data, contentType: String?) throws -> OPDSEntry {
+        guard Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: data)) else {
+            return try OPDSParser(baseURL: baseURL).parseEntry(data: data)
+        }
+        var first: OPDSEntry?
+        _ = try OPDS2Parser(baseURL: baseURL).parse(data: data) { entry in
+            if first == nil { first = entry }
+        }
+        guard let first else { throw OPDSParseError.wrongShape(reason: "it holds no publication") }
+        return first
     }
 
-    /// Whether a document is JSON: by its media type when it names JSON or XML, else by its first byte.
+    private static func firstByte(of data: Data) -> UInt8? {
+        data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+    }
+
+    /// Whether a document is JSON: a first byte of `{` or `[` (no XML document starts so), else a media type that
+    /// names JSON.
     static func isJSON(contentType: String?, firstByte: UInt8?) -> Bool {
-        if let type = contentType?.lowercased() {
-            if type.contains("json") { return true }
-            if type.contains("xml") { return false }
-        }
-        return firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[")
+        if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") { return true }
+        return contentType?.lowercased().contains("json") ?? false
     }
 
     private static func firstByte(of file: URL) -> UInt8? {

@@ -20,6 +20,13 @@ public enum FeedError: ShelfFailure {
             case .entryTooLarge(let line, let limit):
                 "an entry at line \(line) is larger than \(limit / 1_048_576) MB; refusing it"
             case .unreadable(let reason): "unreadable document: \(reason)"
+            case .notJSON(let reason): "the catalog sent a document that is not JSON (\(reason)); check the library URL"
+            case .wrongShape(let reason):
+                "the catalog sent JSON that is not an OPDS 2 feed (\(reason)); check the library URL"
+            case .authenticationDocument:
+                "the URL is the library's sign-in document, not a catalog feed; add the catalog's own URL"
+            case .tooLarge(let limit): "the document is larger than \(limit / 1_048_576) MB; refusing it"
+            case .tooDeep(let limit): "the document nests deeper than \(limit) levels; refusing it"
             }
         }
     }

@@ -2,6 +2,13 @@ import Foundation
 
 /// Resolving an entry's references against the document's URL.
 extension OPDSDocumentReader {
+    /// Resolves a relative reference against the document's URL (see `LinkResolver`).
+    func resolve(_ href: String) -> String { LinkResolver(baseURL: baseURL).resolve(href) }
+}
+
+/// Resolves a document's references against its URL, for the OPDS 1 and OPDS 2 readers alike.
+struct LinkResolver {
+    let baseURL: URL?
 
     /// Resolves a relative reference against the base URL; absolute and unresolvable ones stay as written.
     ///
@@ -12,6 +19,13 @@ extension OPDSDocumentReader {
         guard let baseURL, !hasScheme(href), isValidReference(href) else { return href }
         guard let url = URL(string: href, relativeTo: baseURL) else { return href }
         return url.absoluteString
+    }
+
+    /// Resolves a URI template (`/search{?query}`): the part before the first expression is resolved, the
+    /// expressions are kept as written.
+    func resolveTemplate(_ href: String) -> String {
+        guard let brace = href.firstIndex(of: "{"), brace != href.startIndex else { return resolve(href) }
+        return resolve(String(href[..<brace])) + href[brace...]
     }
 
     /// True when every ASCII character of `href` may appear in an RFC 3986 reference and each `%` starts

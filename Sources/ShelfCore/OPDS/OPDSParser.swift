@@ -1,34 +1,5 @@
 import Foundation
 
-/// Why an OPDS document could not be read.
-public enum OPDSParseError: Error, Equatable, Sendable {
-    /// The XML is not well-formed; line and column are 1-based.
-    case malformed(line: Int, column: Int, message: String)
-    /// Well-formed XML whose root is not an Atom feed or entry.
-    case notAtom(root: String)
-    /// One entry is larger than the parser accepts.
-    case entryTooLarge(line: Int, limit: Int)
-    /// The document could not be opened or read.
-    case unreadable(String)
-}
-
-extension OPDSParseError: LocalizedError {
-    /// A one-line, lower-case description that says what was wrong and what to do.
-    public var errorDescription: String? {
-        switch self {
-        case .malformed(let line, let column, let message):
-            return "the catalog document is not well-formed XML (line \(line), column \(column): \(message)); "
-                + "the server may have sent an error page"
-        case .notAtom(let root):
-            return "expected an OPDS (Atom) feed or entry but found \(root); check that the URL is an OPDS catalog"
-        case .entryTooLarge(let line, let limit):
-            return "the entry starting at line \(line) is larger than the \(limit)-byte limit; the feed looks broken"
-        case .unreadable(let reason):
-            return "cannot read the catalog document: \(reason)"
-        }
-    }
-}
-
 /// Streaming OPDS 1.2 reader on libxml2's xmlTextReader.
 ///
 /// Entries are handed over one at a time as each one ends, so a feed of any length is read in constant
@@ -88,6 +59,7 @@ struct Vocabulary {
     let status, since, until, total, position, available, currencyCode: XMLName
     let role, sortName, control, draft: XMLName
     let thread, facetGroup, activeFacet, count: XMLName
+    let odl, tlink, duration, series, seriesType: XMLName
 
     init(_ reader: XMLReader) {
         let n = reader.intern
@@ -146,6 +118,11 @@ struct Vocabulary {
         facetGroup = n("facetGroup")
         activeFacet = n("activeFacet")
         count = n("count")
+        odl = n(OPDSVocabulary.odlNS)
+        tlink = n("tlink")
+        duration = n("duration")
+        series = n("series")
+        seriesType = n("Series")
     }
 }
 
@@ -348,8 +325,9 @@ final class OPDSDocumentReader {
             case names.updated: entry.updated = try text()
             case names.published: entry.published = try text()
             case names.link: try readEntryLink(into: &entry)
-            case names.author: entry.authors.append(try readPerson())
-            case names.contributor: entry.contributors.append(try readPerson())
+            // A person without a name (`<author/>`, `<name></name>`) says nothing; it is left out.
+            case names.author: if let person = try readPerson().named { entry.authors.append(person) }
+            case names.contributor: if let person = try readPerson().named { entry.contributors.append(person) }
             case names.category:
                 if let category = categoryAttributes() { entry.categories.append(category) }
                 try reader.skipElement()
@@ -360,10 +338,16 @@ final class OPDSDocumentReader {
             case names.publisher: entry.publisher = try text()
             case names.issued: entry.issued = try text()
             case names.language: entry.language = try text()
+            case names.duration: entry.duration = OPDSDuration.parse(try text())
             default: try reader.skipElement()
             }
         case names.schema where local == names.alternativeHeadline:
             entry.subtitle = try text()
+        case names.schema where local == names.series || local == names.seriesType:
+            entry.series = try readSeries() ?? entry.series
+        // ODL's templated link (`odl:tlink`) is an acquisition like any other, with its availability.
+        case names.odl where local == names.tlink:
+            try readEntryLink(into: &entry)
         case names.bibframe where local == names.distribution:
             reader.forEachAttribute { attribute in
                 if attribute.name == names.providerName

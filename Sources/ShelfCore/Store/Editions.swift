@@ -34,6 +34,10 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     public var consumption: Consumption?
     /// How much of the audiobook has been heard, 0…100, when known.
     public var percent: Double?
+    /// The running time the catalog gives, in seconds.
+    public var duration: Double?
+    /// The series the title belongs to, with its place in it.
+    public var series: Series?
 
     /// The columns `init(row:listening:now:)` reads, by position: `Store.summarySelect` selects exactly these, so no
     /// column is looked up by name, and none a list does not show (summaries, detail JSON) is read at all.
@@ -41,7 +45,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         case rowID, entryID, title, authors, narrators, medium, protection, state, entitlement, availability
         case availableSince, availableUntil, holdsPosition, holdsTotal, copiesAvailable, copiesTotal, inCatalog, isDraft
         case isPaid, hasLocalCopy, hasBorrow, loanKind, loanSince, loanUntil, loanPosition, loanHoldsTotal
-        case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL
+        case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL
     }
 
     /// `listening` is how far the patron is, from the positions database (nil when never played).
@@ -69,6 +73,10 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         inCatalog = value(.inCatalog)
         isDraft = value(.isDraft)
         isPaid = value(.isPaid)
+        duration = value(.duration)
+        series = (value(.seriesName) as String?).map {
+            Series(name: $0, position: value(.seriesPosition), href: value(.seriesURL))
+        }
         // The loans feed speaks for the patron; the catalog, read anonymously, cannot.
         if let loanKind: Entitlement = value(.loanKind) {
             entitlement = loanKind
@@ -236,11 +244,16 @@ public struct EditionFilter: Sendable {
     public var availableOnly = false
     public var state: LifecycleState?
     public var includeRemoved = false
+    /// Only titles of the series with this name, compared without regard to case.
+    public var series: String?
 
-    public init(availableOnly: Bool = false, state: LifecycleState? = nil, includeRemoved: Bool = false) {
+    public init(
+        availableOnly: Bool = false, state: LifecycleState? = nil, includeRemoved: Bool = false, series: String? = nil
+    ) {
         self.availableOnly = availableOnly
         self.state = state
         self.includeRemoved = includeRemoved
+        self.series = series
     }
 }
 
@@ -270,7 +283,8 @@ extension Store {
                e.availability_status, e.availability_since, e.availability_until, e.holds_position, e.holds_total,
                e.copies_available, e.copies_total, e.in_catalog, e.is_draft, e.is_paid, e.has_local_copy,
                EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow'),
-               l.kind, l.since, l.until, l.holds_position, l.holds_total, l.copies_total, l.copies_available, l.revoke_url
+               l.kind, l.since, l.until, l.holds_position, l.holds_total, l.copies_total, l.copies_available, l.revoke_url,
+               e.duration, e.series_name, e.series_position, e.series_url
         FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
         """
 
@@ -287,6 +301,9 @@ extension Store {
             conditions.append("e.state = ?")
             arguments.append(state.rawValue)
         }
+        // SQLite folds case for ASCII only; the name is compared below, in full Unicode.
+        let series = filter.series?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if series != nil { conditions.append("e.series_name IS NOT NULL") }
         let listening = try consumption(in: library.id)
         return try read { db in
             let statement = try db.cachedStatement(
@@ -298,6 +315,9 @@ extension Store {
                 let edition = EditionSummary(
                     row: row, listening: listening[row[EditionSummary.Column.rowID.rawValue]], now: now)
                 if filter.availableOnly && !edition.canBeHadNow { continue }
+                if let series, edition.series?.name.compare(series, options: .caseInsensitive) != .orderedSame {
+                    continue
+                }
                 result.append(edition)
             }
             return result

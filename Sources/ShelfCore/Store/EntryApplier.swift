@@ -139,7 +139,7 @@ final class EntryApplier {
         try EventRecord.append(db, libraryID: libraryID, editionID: editionID, syncID: syncID, at: now, kind: kind, detail: detail)
     }
 
-    /// Binds the 31 columns of `columnNames`, in order.
+    /// Binds the 35 columns of `columnNames`, in order.
     private func bindColumns(_ record: EntryRecord, to statement: inout HotStatement) {
         let entry = record.entry
         for text in [entry.title, entry.subtitle, record.authors, record.narrators, entry.summary, entry.publisher,
@@ -157,19 +157,24 @@ final class EntryApplier {
         statement.bind(record.contentHash)
         statement.bind(record.changeHash)
         statement.bind(record.protection)
+        statement.bind(entry.duration)
+        statement.bind(entry.series?.name)
+        statement.bind(entry.series?.position)
+        statement.bind(entry.series?.href)
     }
 
     private static let columnNames = """
         title, subtitle, authors, narrators, summary, publisher, issued, language, distributor, additional_type,
         medium, updated, published, cover_url, thumbnail_url, revoke_url, annotations_url, is_draft, is_paid,
         availability_status, availability_since, availability_until, holds_total, holds_position, copies_total,
-        copies_available, entitlement, detail, content_hash, change_hash, protection
+        copies_available, entitlement, detail, content_hash, change_hash, protection, duration, series_name,
+        series_position, series_url
         """
 
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
                              changed_at, state, has_local_copy, state_changed_at)
-        VALUES (\(Array(repeating: "?", count: 31).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
+        VALUES (\(Array(repeating: "?", count: 35).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
         """
 
     private static let updateSQL: String = {

@@ -85,6 +85,13 @@ struct EntryRecord: Sendable {
             content.combine(acquisition.price?.value)
             content.combine(acquisition.price?.currency)
         }
+        // Combined only when present, so the hash of an entry without them is what it was before they were kept.
+        if let duration = entry.duration { content.combine(duration) }
+        if let series = entry.series {
+            content.combine(series.name)
+            content.combine(series.position)
+            content.combine(series.href)
+        }
         contentHash = content.signed
     }
 
@@ -132,6 +139,9 @@ struct EntryRecord: Sendable {
         let status = entry.availability?.status.lowercased()
         let hasGeneric = entry.acquisitions.contains { $0.kind == .generic }
         if status == "reserved" { return .hold }
+        // Palace's OPDS 2 feeds mark a loan's generic acquisition "ready" where its OPDS 1 feeds say "available"; a
+        // hold that is ready is offered through a borrow link, never the generic one.
+        if status == "ready" && hasGeneric && !entry.acquisitions.contains(where: { $0.kind == .borrow }) { return .loan }
         if status == "ready" { return .holdReady }
         // A loan is offered through the generic acquisition rel (Palace), and can be revoked.
         if hasGeneric && (status == "available" || (status == nil && entry.revokeURL != nil)) { return .loan }

@@ -291,6 +291,19 @@ enum Migrations {
                 DROP TABLE setting;
                 """)
         }
+        migrator.registerMigration("v9-edition-duration-and-series") { db in
+            // What OPDS 1 (`dcterms:duration`, `schema:series`) and OPDS 2 (`duration`, `belongsTo.series`) feeds say
+            // of an edition's running time, in seconds, and the series it belongs to, with its place in it.
+            try db.execute(sql: """
+                ALTER TABLE edition ADD COLUMN duration REAL;
+                ALTER TABLE edition ADD COLUMN series_name TEXT;
+                ALTER TABLE edition ADD COLUMN series_position TEXT;
+                ALTER TABLE edition ADD COLUMN series_url TEXT;
+                -- Without validators the next sync reads every page whole once, so stored editions get them too
+                -- (a page answering 304 would leave them empty until it changes).
+                UPDATE feed_page SET etag = NULL, last_modified = NULL;
+                """)
+        }
         return migrator
     }
 }
