@@ -28,6 +28,8 @@ enum ExitStatusTable {
         (.protectedContent, "the title is protected by DRM shelf does not implement, or in no format it can play"),
         (.audioDevice, "no audio device could be opened (set SDL_AUDIODRIVER)"),
         (.playbackFailed, "the audiobook's files could not be played"),
+        (.needsSignIn, "the library asks you to sign in first (HTTP Basic or Digest): run `shelf login`"),
+        (.noSuchPage, "the server has no page at the URL asked for (404): check the library's URL"),
     ]
 
     static var text: String {
