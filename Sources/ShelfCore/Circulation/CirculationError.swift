@@ -63,7 +63,7 @@ public enum CirculationError: ShelfFailure, Equatable {
         case .malformedAuthDocument(let url, let reason):
             "the library's authentication document at \(Redaction.url(url)) is malformed (\(reason)); try again later or tell the library"
         case .noAuthDocument(let library):
-            "\(library) does not say how to sign in (no authentication document); run `shelf sync` and try again"
+            "\(library) does not ask for a sign-in: its catalog opens without one and links no authentication document"
         case .noTerminal(let what): "no terminal to ask for the \(what): use --password-stdin (and --username)"
         case .loanLimit(let text): "loan limit reached: \(text); return something first (`shelf loans`)"
         case .holdLimit(let text): "hold limit reached: \(text); cancel a hold first (`shelf holds`)"
