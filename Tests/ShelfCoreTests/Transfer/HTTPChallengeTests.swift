@@ -93,6 +93,25 @@ import Testing
             #expect(wrong.status == 401)
             // The challenge of the refusal is read whole.
             #expect(HTTPChallenge.preferred(in: wrong.header("www-authenticate"))?.realm == "Shelf Demo Library")
+            // The part downloader builds its requests the same way: the login opens the file on the origin.
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-login-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let loans = URL(string: "http://127.0.0.1:\(port)/loans/")!
+            let (good, bad) = (configuration, refused)
+            let (signed, unsigned) = try await offloaded {
+                (
+                    try PartDownloader(configuration: good).run(
+                        [DownloadPart(index: 0, url: loans, destination: directory.appendingPathComponent("a.xml"))]),
+                    try PartDownloader(configuration: bad).run(
+                        [DownloadPart(index: 0, url: loans, destination: directory.appendingPathComponent("b.xml"))])
+                )
+            }
+            guard case .complete(let bytes)? = signed[0] else {
+                Issue.record("the part with the login should download, got \(String(describing: signed[0]))")
+                return
+            }
+            #expect(bytes > 0)
+            #expect(unsigned[0] == .expired(status: 401))
             let needed = SignIn.needed(by: wrong, library: "demo")
             #expect(needed == .signInNeeded(library: "demo", how: #"HTTP Basic, realm "Shelf Demo Library""#))
             #expect(needed?.exitCode == .needsSignIn)
