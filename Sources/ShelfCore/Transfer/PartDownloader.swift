@@ -235,8 +235,6 @@ public final class PartDownloader {
             return .done(.expired(status: status))
         case 408, 429, 500...599:
             return .retry("the server answered \(status)", after: transfer.retryAfter)
-        case 404:
-            return .done(.failed(reason: "the server has no file at this link (404 Not Found); run `shelf sync` and try again"))
         default:
             return .done(.failed(reason: "the server answered \(status) \(HTTPStatus.reason(status))"))
         }
