@@ -25,7 +25,7 @@ package enum Output {
     package static func dim(_ text: String) -> String { useColor ? "\u{1B}[2m\(text)\u{1B}[0m" : text }
 
     /// Pretty, key-sorted JSON with ISO 8601 dates.
-    static func json<T: Encodable>(_ value: T) throws {
+    package static func json<T: Encodable>(_ value: T) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

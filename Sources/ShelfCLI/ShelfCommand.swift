@@ -32,6 +32,7 @@ public struct Shelf: AsyncParsableCommand {
             Queue.self,
             Archive.self,
             Listen.self,
+            Export.self,
             Position.self,
             Mark.self,
         ]

@@ -43,6 +43,12 @@ public struct ListenCommand: ParsableCommand {
 public enum ListenProgram {
     public static func main() {
         MemoryTuning.apply()
-        ListenCommand.main()
+        // `shelf export` hands over as `shelf-listen --export ARGS`; anything else is the player, as always.
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == ExportArguments.programFlag {
+            ExportCommand.main(Array(arguments.dropFirst()))
+        } else {
+            ListenCommand.main()
+        }
     }
 }

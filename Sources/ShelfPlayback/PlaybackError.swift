@@ -12,6 +12,8 @@ public enum PlaybackError: Error, CustomStringConvertible, Equatable, Sendable {
     case speedOutOfRange(Double)
     /// A position names a part the player was not given.
     case noSuchPart(index: Int, count: Int)
+    /// A file's audio ends well before the length its own header or index states: it was cut short.
+    case cutShort(path: String, endsAt: Double, declared: Double)
 
     public var description: String {
         switch self {
@@ -22,6 +24,10 @@ public enum PlaybackError: Error, CustomStringConvertible, Equatable, Sendable {
             "no audio device: set SDL_AUDIODRIVER (e.g. pulseaudio, alsa, or disk for testing) (\(reason))"
         case .speedOutOfRange(let speed): "speed \(speed) is out of range; use 0.5 to 3.0"
         case .noSuchPart(let index, let count): "part \(index + 1) does not exist; the title has \(count) parts"
+        case .cutShort(let path, let endsAt, let declared):
+            "\(path) is cut short: its audio ends at \(Self.seconds(endsAt)) of the \(Self.seconds(declared)) it declares"
         }
     }
+
+    private static func seconds(_ value: Double) -> String { "\((value * 10).rounded() / 10) s" }
 }

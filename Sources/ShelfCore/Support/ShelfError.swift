@@ -46,6 +46,8 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case playbackFailed = 88
     /// The library asks the patron to sign in (HTTP Basic or Digest, or its authentication document) first.
     case needsSignIn = 89
+    /// `shelf export` could not write its file: FFmpeg failed to read a part or write the m4b.
+    case exportFailed = 92
     /// The server has no page at the URL asked for (404, 410): the library's URL is wrong or has moved.
     case noSuchPage = 93
 }
