@@ -39,6 +39,9 @@ static inline CURLcode CCurl_getinfo_off(CURL *handle, CURLINFO info, curl_off_t
 static inline CURLcode CCurl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+/* CURLAUTH_* are casts in macros, which Swift does not import. */
+static inline long CCurl_auth_basic(void) { return (long)CURLAUTH_BASIC; }
+static inline long CCurl_auth_digest(void) { return (long)CURLAUTH_DIGEST; }
 static inline CURLMcode CCurl_multi_setopt_long(CURLM *handle, CURLMoption option, long value) {
     return curl_multi_setopt(handle, option, value);
 }

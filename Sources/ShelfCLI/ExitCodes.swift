@@ -28,7 +28,9 @@ enum ExitStatusTable {
         (.protectedContent, "the title is protected by DRM shelf does not implement, or in no format it can play"),
         (.audioDevice, "no audio device could be opened (set SDL_AUDIODRIVER)"),
         (.playbackFailed, "the audiobook's files could not be played"),
+        (.needsSignIn, "the library asks you to sign in first (HTTP Basic or Digest): run `shelf login`"),
         (.exportFailed, "shelf export could not write the file (FFmpeg could not read a part or write the m4b)"),
+        (.noSuchPage, "the server has no page at the URL asked for (404): check the library's URL"),
     ]
 
     static var text: String {

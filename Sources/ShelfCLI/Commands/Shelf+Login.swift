@@ -3,85 +3,109 @@ import Foundation
 import ShelfCore
 
 extension Shelf {
-    /// `shelf login`: sign in with a library card and PIN.
+    /// `shelf login`: sign in with a library card and PIN, or a user name and password.
     struct Login: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign in to a library with a library card and PIN.",
+            abstract: "Sign in to a library with a library card and PIN, or a user name and password.",
             discussion: """
                 Reads the library's Authentication for OPDS document and asks for the card number and PIN with \
-                the library's own labels. The PIN is read from the terminal without echo, or from the first \
-                line of standard input with --password-stdin; never from the command line or the environment. \
-                The credentials are checked with the library before they are stored, in a file only you can \
-                read ($XDG_STATE_HOME/shelf/credentials, or inside --home). Libraries that sign in through a web \
+                the library's own labels. A library with no such document whose catalog answers 401 with an \
+                HTTP Basic or Digest challenge (calibre, COPS, Kavita, Komga, calibre-web) is asked for a user \
+                name and password instead; they then go with every request to the library's own scheme, host \
+                and port, and to no other. The PIN or password is read from the terminal without echo, or from \
+                the first line of standard input with --password-stdin; never from the command line or the \
+                environment. The credentials are checked with the library before they are stored, in a file \
+                only you can read ($XDG_STATE_HOME/shelf/credentials, or inside --home); credentials the library \
+                later refuses are erased, and shelf says to sign in again. Libraries that sign in through a web \
                 page (SAML, OpenID Connect, OAuth) are not supported from a terminal.
                 """)
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(name: .long, help: ArgumentHelp("The library card number (asked for when not given).", valueName: "card"))
+        @Argument(help: ArgumentHelp("The library to sign in to (default: --library, else the default library).", valueName: "name"))
+        var name: String?
+
+        @Option(name: .long, help: ArgumentHelp("The library card number or user name (asked for when not given).", valueName: "card"))
         var username: String?
 
-        @Flag(name: .long, help: "Read the PIN from the first line of standard input.")
+        @Flag(name: .long, help: "Read the PIN or password from the first line of standard input.")
         var passwordStdin = false
+
+        func validate() throws {
+            if let name, let library = global.library, name != library {
+                throw ValidationError("give the library once: \(name) or --library \(library)")
+            }
+        }
 
         func run() throws {
             try withFailureHandling {
-                let (_, library) = try global.openLibrary()
+                let store = try global.openStore()
+                let library = try store.library(named: name ?? global.library)
                 let http = global.httpConfiguration
-                let document = try SignIn.document(for: library, http: HTTPClient(configuration: http))
-                let flow = try SignIn.flow(in: document, library: library.name)
-                guard let card = try username ?? askCard(flow.loginLabel) else {
-                    throw CirculationError.noTerminal(what: flow.loginLabel.lowercased())
-                }
-                let secret: String?
-                if passwordStdin {
-                    secret = Prompt.readStandardInputLine()
-                } else {
-                    secret = Prompt.hasTerminal ? Prompt.ask(flow.passwordLabel, secret: true) : nil
-                }
-                guard let secret else { throw CirculationError.noTerminal(what: flow.passwordLabel) }
-                let credentials = try SignIn.signIn(
-                    library: library, flow: flow, username: card.trimmingCharacters(in: .whitespaces),
-                    password: secret, credentialStore: CredentialStore(home: global.resolvedHome), configuration: http)
-                if !global.quiet {
-                    Output.line("Signed in to \(library.name) (\(document.title)) with card \(credentials.maskedUsername). Next: shelf sync")
+                let credentialStore = CredentialStore(home: global.resolvedHome)
+                switch try SignIn.method(for: library, http: HTTPClient(configuration: http)) {
+                case .document(let document):
+                    let flow = try SignIn.flow(in: document, library: library.name)
+                    let (card, secret) = try ask(login: flow.loginLabel, password: flow.passwordLabel)
+                    let credentials = try LibrarySession.signIn(
+                        library: library, flow: flow, username: card, password: secret, credentialStore: credentialStore,
+                        configuration: http)
+                    if !global.quiet {
+                        Output.line("Signed in to \(library.name) (\(document.title)) with card \(credentials.maskedUsername). Next: shelf sync")
+                    }
+                case .http(let challenge):
+                    let (user, secret) = try ask(login: "User name", password: "Password")
+                    let credentials = try LibrarySession.signIn(
+                        library: library, challenge: challenge, username: user, password: secret,
+                        credentialStore: credentialStore, configuration: http)
+                    if !global.quiet {
+                        Output.line("Signed in to \(library.name) (\(challenge.summary)) as \(credentials.maskedUsername); "
+                            + "the user name and password were checked and stored. Next: shelf sync")
+                    }
                 }
             }
         }
 
-        private func askCard(_ label: String) throws -> String? {
-            guard Prompt.hasTerminal else { return nil }
-            return Prompt.ask(label, secret: false)
+        /// The user name (option or prompt) and the secret (no-echo prompt or standard input), never argv.
+        private func ask(login: String, password: String) throws -> (String, String) {
+            guard let user = username ?? (Prompt.hasTerminal ? Prompt.ask(login, secret: false) : nil) else {
+                throw CirculationError.noTerminal(what: login.lowercased())
+            }
+            let secret: String?
+            if passwordStdin {
+                secret = Prompt.readStandardInputLine()
+            } else {
+                secret = Prompt.hasTerminal ? Prompt.ask(password, secret: true) : nil
+            }
+            guard let secret else { throw CirculationError.noTerminal(what: password) }
+            return (user.trimmingCharacters(in: .whitespaces), secret)
         }
     }
 
     /// `shelf logout`: erase the stored credentials.
     struct Logout: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Sign out of a library: erase the stored card, PIN and tokens.")
+            abstract: "Sign out of a library: erase the stored card, PIN, user name, password and tokens.")
 
         @OptionGroup var global: GlobalOptions
 
+        @Argument(help: ArgumentHelp("The library to sign out of (default: --library, else the default library).", valueName: "name"))
+        var name: String?
+
+        func validate() throws {
+            if let name, let library = global.library, name != library {
+                throw ValidationError("give the library once: \(name) or --library \(library)")
+            }
+        }
+
         func run() throws {
             try withFailureHandling {
-                let (_, library) = try global.openLibrary()
+                let library = try global.openStore().library(named: name ?? global.library)
                 let erased = CredentialStore(home: global.resolvedHome).erase(library.name)
                 if !global.quiet {
                     Output.line(erased ? "Signed out of \(library.name); credentials erased." : "Not signed in to \(library.name).")
                 }
             }
         }
-    }
-}
-
-extension SignIn {
-    /// Checks the card and PIN with the library and stores them.
-    static func signIn(
-        library: Library, flow: AuthenticationDocument.Flow, username: String, password: String,
-        credentialStore: CredentialStore, configuration: HTTPConfiguration
-    ) throws -> Credentials {
-        try LibrarySession.signIn(
-            library: library, flow: flow, username: username, password: password, credentialStore: credentialStore,
-            configuration: configuration)
     }
 }

@@ -5,6 +5,13 @@ public enum CirculationError: ShelfFailure, Equatable {
     case notSignedIn(library: String)
     case credentialsRejected(library: String)
     case loginRejected(library: String)
+    /// The library answers 401 with a challenge (HTTP Basic or Digest, or its authentication document) and
+    /// the patron has not signed in; `how` names the challenge.
+    case signInNeeded(library: String, how: String)
+    /// A plain HTTP sign-in's user name and password, refused by the server at `shelf login`.
+    case passwordRefused(library: String)
+    /// Stored HTTP Basic or Digest credentials the server no longer accepts; they were erased.
+    case passwordRejected(library: String)
     case unsupportedAuth(library: String, types: [String])
     case malformedAuthDocument(url: String, reason: String)
     case noAuthDocument(library: String)
@@ -23,7 +30,8 @@ public enum CirculationError: ShelfFailure, Equatable {
 
     public var exitCode: ShelfExit {
         switch self {
-        case .notSignedIn, .credentialsRejected, .loginRejected: .notPermitted
+        case .notSignedIn, .credentialsRejected, .loginRejected, .passwordRefused, .passwordRejected: .notPermitted
+        case .signInNeeded: .needsSignIn
         case .unsupportedAuth: .unsupportedAuth
         case .malformedAuthDocument, .notAnEntry: .badData
         case .noAuthDocument: .configuration
@@ -44,13 +52,18 @@ public enum CirculationError: ShelfFailure, Equatable {
         case .credentialsRejected(let library):
             "\(library) no longer accepts the stored card and PIN; they were erased: run `shelf login --library \(library)`"
         case .loginRejected(let library): "\(library) did not accept that card number and PIN; nothing was stored"
+        case .signInNeeded(let library, let how): "the library asks you to sign in (\(how)); run `shelf login \(library)`"
+        case .passwordRefused(let library):
+            "\(library) did not accept that user name and password; nothing was stored"
+        case .passwordRejected(let library):
+            "\(library) no longer accepts the stored user name and password; they were erased: run `shelf login \(library)`"
         case .unsupportedAuth(let library, let types):
             "\(library) signs patrons in with \(types.map(AuthenticationDocument.displayName).joined(separator: ", ")), "
                 + "which shelf cannot do from a terminal; only library card and PIN sign-in is supported"
         case .malformedAuthDocument(let url, let reason):
             "the library's authentication document at \(Redaction.url(url)) is malformed (\(reason)); try again later or tell the library"
         case .noAuthDocument(let library):
-            "\(library) does not say how to sign in (no authentication document); run `shelf sync` and try again"
+            "\(library) does not ask for a sign-in: its catalog opens without one and links no authentication document"
         case .noTerminal(let what): "no terminal to ask for the \(what): use --password-stdin (and --username)"
         case .loanLimit(let text): "loan limit reached: \(text); return something first (`shelf loans`)"
         case .holdLimit(let text): "hold limit reached: \(text); cancel a hold first (`shelf holds`)"

@@ -25,6 +25,15 @@ public struct Credentials: Codable, Sendable, Equatable {
         self.tokenExpiresAt = tokenExpiresAt
     }
 
+    /// The stored kind of a plain HTTP sign-in (no authentication document): `http-basic`, `http-digest`.
+    public static func httpType(_ scheme: HTTPLogin.Scheme) -> String { "http-\(scheme.rawValue)" }
+
+    /// The HTTP scheme libcurl signs in with, for credentials from a plain HTTP sign-in; nil for the
+    /// Authentication for OPDS flows.
+    public var httpScheme: HTTPLogin.Scheme? {
+        HTTPLogin.Scheme.allCases.first { Self.httpType($0) == authType }
+    }
+
     /// The card number with all but its last two characters hidden, for messages.
     public var maskedUsername: String {
         username.count <= 2 ? "••" : String(repeating: "•", count: min(username.count - 2, 8)) + username.suffix(2)

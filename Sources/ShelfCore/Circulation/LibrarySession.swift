@@ -2,14 +2,21 @@ import Foundation
 import Synchronization
 
 /// Sends a patron's requests to one library with their credentials, getting and renewing bearer tokens for
-/// the basic-token flow, and erasing credentials the library rejects.
+/// the basic-token flow, handing a plain HTTP sign-in's user name and password to libcurl (Basic or Digest),
+/// and erasing credentials the library rejects.
 ///
-/// Credentials go only to the library's own host. Safe to share between threads: a lock guards the credentials
+/// Credentials go only to the library's own origin (scheme, host and port). Safe to share between threads: a lock guards the credentials
 /// and token, never a request, and senders that find the token lapsed wait for one renewal between them.
 public final class LibrarySession: Sendable {
     public let library: Library
     private let credentialStore: CredentialStore
     private let http: HTTPClient
+    /// The client whose configuration carries the stored HTTP Basic or Digest login, when there is one.
+    private let loginHTTP: HTTPClient?
+    /// The settings every request for this library should be made with: `login` holds the stored HTTP Basic
+    /// or Digest credentials (nil for other sign-ins), which libcurl sends to the library's origin only. Give it
+    /// to any `HTTPClient` or `PartDownloader` that fetches from the library (parts, single files, covers).
+    public let configuration: HTTPConfiguration
     private let state: Mutex<State>
     /// A token is renewed this long before it expires, so a request never carries one about to lapse.
     private let renewalMargin: TimeInterval = 60
@@ -31,16 +38,27 @@ public final class LibrarySession: Sendable {
         self.library = library
         self.credentialStore = credentialStore
         self.http = HTTPClient(configuration: configuration)
-        self.state = Mutex(State(credentials: try credentialStore.load(library.name)))
+        let credentials = try credentialStore.load(library.name)
+        var withLogin = configuration
+        if let credentials, let scheme = credentials.httpScheme, let root = URL(string: library.url) {
+            withLogin.login = HTTPLogin(
+                scheme: scheme, username: credentials.username, password: credentials.password, library: root)
+        }
+        self.configuration = withLogin
+        self.loginHTTP = withLogin.login == nil ? nil : HTTPClient(configuration: withLogin)
+        self.state = Mutex(State(credentials: credentials))
     }
 
     public var isSignedIn: Bool { state.withLock { $0.credentials != nil } }
 
-    /// Whether `url` is on the library's host, the only place credentials are sent.
+    /// Whether the patron signed in with a plain HTTP user name and password (Basic or Digest), which go with
+    /// every request to the library, catalog pages included.
+    public var usesHTTPLogin: Bool { state.withLock { $0.credentials?.httpScheme != nil } }
+
+    /// Whether `url` is on the library's origin, the only place credentials are sent.
     private func isLibraryHost(_ url: URL) -> Bool {
-        guard let base = URL(string: library.url) else { return false }
-        return url.host?.lowercased() == base.host?.lowercased() && url.port == base.port
-            && url.scheme?.lowercased() == base.scheme?.lowercased()
+        guard let base = URL(string: library.url), let origin = HTTPLogin.Origin(base) else { return false }
+        return HTTPLogin.Origin(url) == origin
     }
 
     /// Sends a request, with credentials when the patron is signed in and the URL is the library's.
@@ -55,14 +73,18 @@ public final class LibrarySession: Sendable {
         var retried = false
         while true {
             var allHeaders = headers
+            // A plain HTTP login is libcurl's to send (it answers a Digest challenge itself); the client's
+            // configuration scopes it to the library's origin.
+            let client = toLibrary && usesHTTPLogin ? loginHTTP ?? http : http
             let sent = toLibrary ? try authorization() : nil
             if let sent { allHeaders["Authorization"] = sent.header }
             let response: HTTPResponse
             if let file {
-                response = try http.get(url, headers: allHeaders, validators: validators, spillingTo: file)
+                response = try client.get(url, headers: allHeaders, validators: validators, spillingTo: file)
             } else {
-                response = try http.request(url, method: method, headers: allHeaders, body: body)
+                response = try client.request(url, method: method, headers: allHeaders, body: body)
             }
+            if response.status == 401, client !== http { throw forgetCredentials() }
             guard response.status == 401, let sent else { return response }
             let problem = ProblemDocument.parse(response.body)
             if let token = sent.token, !retried, problem?.isRecoverableAuth ?? true {
@@ -79,9 +101,12 @@ public final class LibrarySession: Sendable {
 
     /// Erases the credentials the library no longer accepts, and says so.
     private func forgetCredentials() -> CirculationError {
-        state.withLock { $0.credentials = nil }
+        let wasHTTP = state.withLock { state in
+            defer { state.credentials = nil }
+            return state.credentials?.httpScheme != nil
+        }
         credentialStore.erase(library.name)
-        return CirculationError.credentialsRejected(library: library.name)
+        return wasHTTP ? .passwordRejected(library: library.name) : .credentialsRejected(library: library.name)
     }
 
     /// The Authorization header for the stored credentials, getting a token first when the flow needs one;
@@ -92,7 +117,7 @@ public final class LibrarySession: Sendable {
             case wait(Background<Credentials>)
         }
         let next: Next? = state.withLock { state in
-            guard let stored = state.credentials else { return nil }
+            guard let stored = state.credentials, stored.httpScheme == nil else { return nil }
             guard stored.authType == AuthenticationDocument.basicTokenType else {
                 return .send(Authorization(header: Self.basic(stored.username, stored.password)))
             }
@@ -168,6 +193,29 @@ public final class LibrarySession: Sendable {
         return renewed
     }
 
+    /// Checks a user name and password with a library that asked for HTTP Basic or Digest (a GET of its root
+    /// with them must succeed), then stores them; nothing is stored when the server refuses them.
+    public static func signIn(
+        library: Library, challenge: HTTPChallenge, username: String, password: String,
+        credentialStore: CredentialStore, configuration: HTTPConfiguration
+    ) throws -> Credentials {
+        guard let scheme = HTTPLogin.Scheme(challenge: challenge), let root = URL(string: library.url),
+            let login = HTTPLogin(scheme: scheme, username: username, password: password, library: root)
+        else {
+            throw CirculationError.unsupportedAuth(library: library.name, types: [challenge.scheme])
+        }
+        var checking = configuration
+        checking.login = login
+        let response = try HTTPClient(configuration: checking).request(root, headers: ["Accept": "application/atom+xml"])
+        if response.status == 401 || response.status == 403 { throw CirculationError.passwordRefused(library: library.name) }
+        guard (200..<300).contains(response.status) else {
+            throw NetworkError.httpStatus(url: Redaction.url(root.absoluteString), status: response.status)
+        }
+        let credentials = Credentials(authType: Credentials.httpType(scheme), username: username, password: password)
+        try credentialStore.save(credentials, for: library.name)
+        return credentials
+    }
+
     /// Checks a card and PIN with the library, then stores them (with a token for the basic-token flow).
     ///
     /// Nothing is stored when the library refuses them.
@@ -186,7 +234,7 @@ public final class LibrarySession: Sendable {
                 shelf, headers: ["Authorization": basic(username, password), "Accept": "application/atom+xml"])
             if response.status == 401 || response.status == 403 { throw CirculationError.loginRejected(library: library.name) }
             guard (200..<300).contains(response.status) else {
-                throw NetworkError.httpStatus(url: shelf.absoluteString, status: response.status)
+                throw NetworkError.httpStatus(url: Redaction.url(shelf.absoluteString), status: response.status)
             }
         }
         try credentialStore.save(credentials, for: library.name)

@@ -2,9 +2,18 @@ import Foundation
 
 /// Finds how a library signs patrons in.
 public enum SignIn {
-    /// The library's Authentication for OPDS document: from the link the last sync stored, else the root
-    /// feed's link, else the body of the 401 the loans feed answers without credentials.
-    public static func document(for library: Library, http: HTTPClient) throws -> AuthenticationDocument {
+    /// How a library asks for a sign-in.
+    public enum Method: Sendable, Equatable {
+        /// An Authentication for OPDS document, with its flows.
+        case document(AuthenticationDocument)
+        /// No document, but a 401 with an HTTP Basic or Digest challenge: a user name and password, for libcurl.
+        case http(HTTPChallenge)
+    }
+
+    /// How the library signs patrons in: its Authentication for OPDS document (from the link the last sync
+    /// stored, else the root feed's link, else the body of a 401 from the root or the loans feed), else the
+    /// HTTP Basic or Digest challenge of a 401 from the root or the loans feed.
+    public static func method(for library: Library, http: HTTPClient) throws -> Method {
         var candidates: [URL] = []
         if let stored = library.authDocumentURL.flatMap(URL.init(string:)) { candidates.append(stored) }
         if candidates.isEmpty, let root = URL(string: library.url) {
@@ -14,24 +23,42 @@ public enum SignIn {
                 let link = info.authDocument.flatMap({ URL(string: $0.href) })
             {
                 candidates.append(link)
-            } else if response.status == 401, let document = try? parseIfAuthDocument(response, url: root) {
-                return document
+            } else if let method = try method(in401: response, url: root) {
+                return method
             }
         }
         if let url = candidates.first {
             let response = try http.request(url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"])
             guard (200..<300).contains(response.status) else {
-                throw NetworkError.httpStatus(url: url.absoluteString, status: response.status)
+                throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
             }
-            return try AuthenticationDocument.parse(response.body, url: URL(string: response.url) ?? url)
+            return .document(try AuthenticationDocument.parse(response.body, url: URL(string: response.url) ?? url))
         }
         if let shelf = library.shelfURL.flatMap(URL.init(string:)) {
             let response = try http.request(shelf, headers: ["Accept": "application/atom+xml"])
-            if response.status == 401, let document = try parseIfAuthDocument(response, url: shelf) {
-                return document
-            }
+            if let method = try method(in401: response, url: shelf) { return method }
         }
         throw CirculationError.noAuthDocument(library: library.name)
+    }
+
+    /// What a 401 says about signing in: the authentication document it carries, else its Basic or Digest
+    /// challenge; nil for any other answer.
+    private static func method(in401 response: HTTPResponse, url: URL) throws -> Method? {
+        guard response.status == 401 else { return nil }
+        if let document = try parseIfAuthDocument(response, url: url) { return .document(document) }
+        return HTTPChallenge.preferred(in: response.header("www-authenticate")).map(Method.http)
+    }
+
+    /// The failure a 401 from the library means when the patron has not signed in: a sign-in is needed, and
+    /// the answer says how (an HTTP Basic or Digest challenge, or the authentication document); nil when it
+    /// does not say, or the answer is not a 401.
+    public static func needed(by response: HTTPResponse, library: String) -> CirculationError? {
+        guard response.status == 401 else { return nil }
+        if (try? parseIfAuthDocument(response, url: URL(fileURLWithPath: "/"))) != nil {
+            return .signInNeeded(library: library, how: "its authentication document")
+        }
+        guard let challenge = HTTPChallenge.preferred(in: response.header("www-authenticate")) else { return nil }
+        return .signInNeeded(library: library, how: challenge.summary)
     }
 
     /// A 401 may carry the authentication document as its body.

@@ -57,7 +57,8 @@ public final class FulfilmentService {
         self.settings = settings
         self.log = configuration.log
         session = try LibrarySession(library: library, credentialStore: CredentialStore(home: home), configuration: configuration)
-        http = HTTPClient(configuration: configuration)
+        // The session's settings carry a plain HTTP login, so parts on the library's own host get it too.
+        http = HTTPClient(configuration: session.configuration)
     }
 
     // MARK: download
@@ -380,7 +381,13 @@ public final class FulfilmentService {
         }
         guard (200..<300).contains(response.status) else {
             let problem = ProblemDocument.parse(response.body)
-            if response.status == 401 { throw CirculationError.notSignedIn(library: library.name) }
+            if response.status == 401 {
+                if !session.isSignedIn, let needed = SignIn.needed(by: response, library: library.name) { throw needed }
+                throw CirculationError.notSignedIn(library: library.name)
+            }
+            if [403, 404, 410].contains(response.status), problem == nil {
+                throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
+            }
             throw CirculationError.refused(status: response.status, reason: problem?.text ?? HTTPStatus.reason(response.status))
         }
         return response

@@ -44,8 +44,12 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case audioDevice = 87
     /// The audiobook's files could not be played (missing, damaged, not audio).
     case playbackFailed = 88
+    /// The library asks the patron to sign in (HTTP Basic or Digest, or its authentication document) first.
+    case needsSignIn = 89
     /// `shelf export` could not write its file: FFmpeg failed to read a part or write the m4b.
     case exportFailed = 92
+    /// The server has no page at the URL asked for (404, 410): the library's URL is wrong or has moved.
+    case noSuchPage = 93
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.
@@ -68,7 +72,12 @@ public enum NetworkError: ShelfFailure, Equatable {
     public var exitCode: ShelfExit {
         switch self {
         case .offline, .timedOut: .offline
-        case .httpStatus(_, let status): status == 401 || status == 403 ? .notPermitted : .serverError
+        case .httpStatus(_, let status):
+            switch status {
+            case 401, 403: .notPermitted
+            case 404, 410: .noSuchPage
+            default: .serverError
+            }
         case .tls, .tooManyRedirects: .protocolError
         case .truncated, .transfer: .serverError
         case .tooLarge: .badData
@@ -81,13 +90,32 @@ public enum NetworkError: ShelfFailure, Equatable {
         case .offline(let host, let reason): "offline: cannot reach \(host) (\(reason)); check the connection and try again"
         case .timedOut(let host): "offline: \(host) did not answer in time; try again later"
         case .httpStatus(let url, let status):
-            "server error: \(url) answered \(status) \(HTTPStatus.reason(status)); try again later"
+            Self.statusLine(url: url, status: status)
         case .tls(let host, let reason): "TLS verification failed for \(host): \(reason); shelf will not connect insecurely"
         case .tooManyRedirects(let url): "too many redirects from \(url); the library's server is misconfigured"
         case .truncated(let url, let reason): "the response from \(url) was cut short (\(reason)); try again"
         case .tooLarge(let url, let limit): "the response from \(url) is larger than \(limit / 1_048_576) MB; refusing it"
         case .unsupportedURL(let url): "not an http(s) URL: \(url)"
         case .transfer(let url, let reason): "transfer from \(url) failed: \(reason)"
+        }
+    }
+}
+
+extension NetworkError {
+    /// Whether the message names the URL itself, so a caller need not repeat it.
+    public var namesURL: Bool {
+        if case .httpStatus = self { true } else { false }
+    }
+
+    /// What an error status means to a patron: only a server's own failure is worth trying again later.
+    private static func statusLine(url: String, status: Int) -> String {
+        switch status {
+        case 401:
+            "\(url) answered 401 Unauthorized: it wants a sign-in shelf does not have; run `shelf login`, or check the library's URL"
+        case 403: "\(url) answered 403 Forbidden: the server refuses this account or this page; check the library's URL and your account"
+        case 404: "the server has no page at \(url) (404); check the library's URL with `shelf library list`"
+        case 410: "the server no longer has a page at \(url) (410); check the library's URL with `shelf library list`"
+        default: "server error: \(url) answered \(status) \(HTTPStatus.reason(status)); try again later"
         }
     }
 }

@@ -170,11 +170,15 @@ final class FeedFetcher: Sendable {
         let accept = ["Accept": FeedDocument.accept]
         let response: HTTPResponse
         do {
-            if kind == .loans, let session {
-                response = try session.send(url, headers: accept, spillingTo: scratch)
+            if let session, kind == .loans || session.usesHTTPLogin {
+                // A plain HTTP login guards the whole catalog, so every page goes with it.
+                response = try session.send(url, headers: accept, validators: validators, spillingTo: scratch)
             } else {
                 response = try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
             }
+        } catch let error as CirculationError {
+            // Stored credentials the library refused were erased: that is about the library, not this page.
+            throw error
         } catch let error as ShelfFailure {
             throw SyncError.page(feed: feed, page: position, url: address, reason: error)
         }
@@ -183,8 +187,11 @@ final class FeedFetcher: Sendable {
             return Page(info: nil, next: stored.nextURL)
         }
         guard (200..<300).contains(response.status) else {
+            if let session, !session.isSignedIn, let needed = SignIn.needed(by: response, library: session.library.name) {
+                throw needed
+            }
             let reason: any ShelfFailure = response.status == 304
-                ? FeedError.status(304) : NetworkError.httpStatus(url: address, status: response.status)
+                ? FeedError.status(304) : NetworkError.httpStatus(url: Redaction.url(address), status: response.status)
             throw SyncError.page(feed: feed, page: position, url: address, reason: reason)
         }
         if let type = response.header("content-type")?.lowercased(), type.contains("text/html") {

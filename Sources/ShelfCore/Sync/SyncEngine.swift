@@ -23,6 +23,8 @@ public enum SyncError: ShelfFailure {
         switch self {
         case .busy(let pid):
             "another shelf sync is running\(pid.map { " (pid \($0))" } ?? ""); try again when it finishes"
+        case .page(let feed, let page, _, let reason as NetworkError) where reason.namesURL:
+            "sync stopped at page \(page) of the \(feed): \(reason); nothing was changed"
         case .page(let feed, let page, let url, let reason):
             "sync stopped at page \(page) of the \(feed) (\(Redaction.url(url))): \(reason); nothing was changed"
         case .paginationLoop(let feed, let page, let url):
@@ -163,7 +165,7 @@ public final class SyncEngine {
         // Fetching and parsing run on a thread of their own while this one writes, so the two overlap.
         let fetcher = FeedFetcher(
             http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
-            session: session.isSignedIn ? session : nil, scratch: scratch, maxPages: options.maxPages, log: options.log)
+            session: session, scratch: scratch, maxPages: options.maxPages, log: options.log)
         let channel = FetchChannel(capacity: 2)
         let fetching = Background { fetcher.run(root: rootURL, into: channel) }
         defer {

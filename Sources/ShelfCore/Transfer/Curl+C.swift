@@ -180,12 +180,27 @@ final class CurlEasy: @unchecked Sendable {
             } else if request.method != "GET" {
                 try set(CURLOPT_CUSTOMREQUEST, request.method)
             }
+            try setLogin(request)
             try setHeaders(request.headerLines + ["Expect:"])
             try attach(sink)
         } catch {
             detach()
             throw error
         }
+    }
+
+    /// Hands the configuration's user name and password to libcurl, which answers the server's Basic or Digest
+    /// challenge itself, for a request to their own origin only; a request that carries its own Authorization
+    /// header (a bearer token) keeps it. With `CURLOPT_UNRESTRICTED_AUTH` off, libcurl drops them on a redirect
+    /// to another host, port or scheme. The corresponding C function is `curl_easy_setopt` (`CURLOPT_HTTPAUTH`,
+    /// `CURLOPT_USERNAME`, `CURLOPT_PASSWORD`).
+    private func setLogin(_ request: CurlRequest) throws(CurlFailure) {
+        guard let login = request.configuration.login, let url = URL(string: request.url), login.applies(to: url),
+            !request.headerLines.contains(where: { $0.lowercased().hasPrefix("authorization:") })
+        else { return }
+        try set(CURLOPT_HTTPAUTH, login.scheme == .basic ? CCurl_auth_basic() : CCurl_auth_digest())
+        try set(CURLOPT_USERNAME, login.username)
+        try set(CURLOPT_PASSWORD, login.password)
     }
 
     /// Sets a numeric option. The corresponding C function is `curl_easy_setopt`.

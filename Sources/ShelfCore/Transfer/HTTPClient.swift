@@ -40,6 +40,8 @@ public struct HTTPConfiguration: Sendable {
     public var maxBodyBytes: Int64 = 512 * 1_048_576
     /// Where requests are logged (never with credentials), or nil.
     public var log: (@Sendable (String) -> Void)?
+    /// HTTP Basic or Digest credentials, sent by libcurl with every request to their origin and to no other.
+    public var login: HTTPLogin?
 
     public init() {}
 }

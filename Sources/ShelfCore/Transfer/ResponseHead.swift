@@ -15,7 +15,8 @@ struct ResponseHead {
 
     /// The status line's code; 0 before one arrives, or when it cannot be read.
     private(set) var status = 0
-    /// The fields of the latest response, names lower-cased; the last value wins.
+    /// The fields of the latest response, names lower-cased; the last value wins, but for `WWW-Authenticate`
+    /// whose values are joined.
     private(set) var headers: [String: String] = [:]
 
     /// Takes one header line (CRLF included); a status line forgets the previous response's fields.
@@ -34,7 +35,12 @@ struct ResponseHead {
         guard let colon = text.firstIndex(of: ":") else { return .other }
         let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
         let value = text[text.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        headers[name] = value
+        if name == "www-authenticate", let earlier = headers[name] {
+            // Several challenges may come as several fields: keep them all, as one list (RFC 9110 §5.3).
+            headers[name] = earlier + ", " + value
+        } else {
+            headers[name] = value
+        }
         return .field(name: name, value: value)
     }
 }

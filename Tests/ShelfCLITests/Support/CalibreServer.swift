@@ -87,6 +87,18 @@ final class CalibreServer: @unchecked Sendable {
         }
     }
 
+    /// Changes the account's password in the running server's user database, as its administrator would;
+    /// the server checks the next request against the new one.
+    func changePassword(to password: String) async throws {
+        guard auth != .none else { throw Failure("this server was started without sign-in") }
+        let (users, directory) = (directory.appendingPathComponent("users.sqlite").path, directory)
+        try await offloaded {
+            try Self.run(
+                "calibre-server", ["--userdb", users, "--manage-users", "--", "chpass", Self.username, password],
+                environment: ["CALIBRE_CONFIG_DIRECTORY": directory.appendingPathComponent("config").path])
+        }
+    }
+
     // MARK: building and starting
 
     private static func takeLock() throws -> Int32 {
@@ -182,10 +194,13 @@ final class CalibreServer: @unchecked Sendable {
         try Data("A short story, in plain text.\n".utf8).write(to: directory.appendingPathComponent("story.txt"))
     }
 
-    private static func run(_ tool: String, _ arguments: [String]) throws {
+    private static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

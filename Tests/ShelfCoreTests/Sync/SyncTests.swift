@@ -235,7 +235,8 @@ final class SyncFixture: @unchecked Sendable {
     }
 
     @Test func aMissingPage() async throws {
-        try await expectFailure(PageFaults(status: 404), exit: .serverError, message: "answered 404 Not Found")
+        try await expectFailure(
+            PageFaults(status: 404), exit: .noSuchPage, message: "the server has no page at http://127.0.0.1:")
     }
 
     @Test func aConnectionDroppedMidPage() async throws {
