@@ -6,8 +6,17 @@ import Foundation
 public struct FeedDocument: Sendable {
     /// The document's own URL; relative links are resolved against it.
     public var baseURL: URL?
+    /// The most navigation links kept in `OPDSFeedInfo.navigation` (see `OPDSParser.maxNavigation`).
+    public var maxNavigation = Int.max
 
+    /// A reader resolving relative links against `baseURL`.
     public init(baseURL: URL?) { self.baseURL = baseURL }
+
+    private var opds1: OPDSParser {
+        var parser = OPDSParser(baseURL: baseURL)
+        parser.maxNavigation = maxNavigation
+        return parser
+    }
 
     /// The media types shelf asks catalog servers for, OPDS 1 first.
     public static let accept =
@@ -21,14 +30,14 @@ public struct FeedDocument: Sendable {
             do { data = try Data(contentsOf: file) } catch { throw OPDSParseError.unreadable(error.localizedDescription) }
             return try parseJSON(data, onEntry: onEntry)
         }
-        return try OPDSParser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
+        return try opds1.parse(file: file, onEntry: onEntry)
     }
 
     /// Reads a document held in memory.
     public func parse(data: Data, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         let first = data.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         if Self.isJSON(contentType: contentType, firstByte: first) { return try parseJSON(data, onEntry: onEntry) }
-        return try OPDSParser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
+        return try opds1.parse(data: data, onEntry: onEntry)
     }
 
     private func parseJSON(_ data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
