@@ -156,14 +156,11 @@ final class FeedFetcher: Sendable {
         var navigation: [String] = []
         /// Entries its pages held (those of pages that answered 304 as the last sync counted them).
         var entries = 0
-        /// The feed's pages led back to a feed already read (a navigation loop): its links were not followed.
-        var looped = false
     }
 
     /// Follows `next` links from `start`. Returns nil when the writer has gone away.
     ///
-    /// In a crawl (`crawling`), a page another feed already read ends this feed quietly (feeds share pages), and a
-    /// feed whose id is one already read is a way back to it: its links are not followed.
+    /// In a crawl (`crawling`), a page another feed already read ends this feed quietly: feeds may share pages.
     func chain(start: URL, kind: FeedKind, channel: FetchChannel, crawling: Bool = false) throws -> Walk? {
         var walk = Walk()
         var next: URL? = start
@@ -182,22 +179,13 @@ final class FeedFetcher: Sendable {
             _ = visited.withLock { $0.insert(key) }
             own.insert(key)
             guard let page = try fetch(url: url, kind: kind, position: position, channel: channel) else { return nil }
-            if position == 1 {
-                walk.info = page.info
-                if crawling, let id = page.info?.id, !feedIDs.withLock({ $0.insert(id).inserted }) {
-                    walk.looped = true
-                    return walk
-                }
-            }
+            if position == 1 { walk.info = page.info }
             walk.entries += page.entries
             walk.navigation += page.navigation
             next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         }
         return walk
     }
-
-    /// The ids of the feeds read this sync, to tell a navigation loop whose URL differs.
-    let feedIDs = Mutex<Set<String>>([])
 
     private struct Page {
         var info: OPDSFeedInfo?

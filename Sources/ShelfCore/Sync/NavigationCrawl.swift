@@ -32,10 +32,11 @@ extension FeedFetcher {
     ]
 
     /// The feeds a page's navigation leads to that a crawl may follow: on the root's scheme, host and port, not
-    /// templated, typed as a feed when typed, without their fragment, each once, in document order.
+    /// templated, typed as a feed when typed, without their fragment, each once, in document order; never the
+    /// page's own `start`, `self` or `up` (calibre's "Library: lib" entry is its `start`).
     func crawlLinks(_ info: OPDSFeedInfo) -> [String] {
         let origin = Self.origin(of: URLComponents(url: root, resolvingAgainstBaseURL: true))
-        var seen: Set<String> = []
+        var seen = Set([OPDSVocabulary.relStart, OPDSVocabulary.relSelf, "up"].compactMap { info.link($0)?.href })
         var links: [String] = []
         for link in info.navigation where !link.templated {
             if let rel = link.rel?.lowercased(), Self.skippedRelations.contains(rel) { continue }
@@ -70,7 +71,6 @@ extension FeedFetcher {
             if let href = rootWalk.info?.link(rel)?.href { aliases.append(href) }
         }
         visited.withLock { $0.formUnion(aliases) }
-        if let id = rootWalk.info?.id { _ = feedIDs.withLock { $0.insert(id) } }
 
         var report = CrawlReport(sections: rootWalk.navigation.count, entries: rootWalk.entries)
         var waiting: [(href: String, depth: Int)] = []
@@ -107,10 +107,6 @@ extension FeedFetcher {
             log?("crawling feed \(report.feeds) (at most \(bounds.feeds)), \(depth) link\(depth == 1 ? "" : "s") from the root: \(Redaction.url(href))")
             guard let walk = try chain(start: url, kind: .catalog, channel: channel, crawling: true) else { return nil }
             report.entries += walk.entries
-            if walk.looped {
-                log?("\(Redaction.url(href)) is a feed already read (a navigation loop); not following its links")
-                continue
-            }
             offer(walk.navigation, depth: depth + 1)
         }
         if let limit = report.limit {
