@@ -96,8 +96,12 @@ final class EntryApplier {
     }
 
     /// Counts every edition last seen on `pageID` as present (the page answered 304).
+    ///
+    /// Only editions in the catalog: one removed since keeps the page it was last seen on, and must not count as
+    /// seen (it would then be taken for a duplicate when it comes back on another page).
     func markPageSeen(_ pageID: Int64) throws -> Int {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.seen SELECT id FROM edition WHERE page_id = ?")
+        try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO temp.seen SELECT id FROM edition WHERE page_id = ? AND in_catalog = 1")
             .execute(arguments: [pageID])
         return db.changesCount
     }

@@ -17,7 +17,7 @@ public struct CatalogFinding: Codable, Sendable, Equatable {
     public var version: OPDSVersion?
     public var kind: Kind
     public var title: String?
-    /// Feeds the document links to as navigation.
+    /// Feeds the document links to as navigation (counted up to `CatalogProbe.maxSections`).
     public var sections = 0
     /// Titles on the first page.
     public var titles = 0
@@ -49,11 +49,12 @@ public struct CatalogFinding: Codable, Sendable, Equatable {
             + (title.map { " \"\($0)\"" } ?? "")
         var parts: [String] = []
         if kind == .navigation {
-            parts.append("\(sections) section\(sections == 1 ? "" : "s")")
+            parts.append(sections > CatalogProbe.maxSections
+                ? "more than \(CatalogProbe.maxSections) sections" : "\(sections) section\(sections == 1 ? "" : "s")")
         } else {
             var first = "\(titles) title\(titles == 1 ? "" : "s") on the first page"
             if morePages { first += ", more pages" }
-            if sections > 0 { first += ", \(sections) section\(sections == 1 ? "" : "s")" }
+            if sections > 0 { first += sections > CatalogProbe.maxSections ? ", more than \(CatalogProbe.maxSections) sections" : ", \(sections) section\(sections == 1 ? "" : "s")" }
             parts.append(first)
             parts.append("crawlable feed: \(crawlable ? "yes" : "no")")
         }
@@ -91,6 +92,9 @@ public enum CatalogProbeError: ShelfFailure, Equatable {
 public struct CatalogProbe: Sendable {
     private let http: HTTPClient
     private let scratch: URL
+    /// Sections counted one by one; a root linking more (a feed of every author) is "more than" this, and its
+    /// links beyond are never kept.
+    public static let maxSections = 10_000
 
     /// A probe whose large responses spill to `scratch`.
     public init(http: HTTPClient, scratch: URL) {
@@ -119,7 +123,8 @@ public struct CatalogProbe: Sendable {
         }
         var titles = 0
         let info: OPDSFeedInfo
-        let document = FeedDocument(baseURL: URL(string: response.url) ?? url)
+        var document = FeedDocument(baseURL: URL(string: response.url) ?? url)
+        document.maxNavigation = Self.maxSections + 1
         let json = isJSON(response, contentType: contentType)
         do {
             if let file = response.bodyFile {
