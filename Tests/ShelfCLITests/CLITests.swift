@@ -312,8 +312,8 @@ extension CLIFixture {
     @Test func libraryCommands() async throws {
         let shelf = ShelfRunner()
         defer { shelf.cleanUp() }
-        #expect(try await shelf.run(["library", "add", "one", "http://127.0.0.1:9/"]).status == 0)
-        #expect(try await shelf.run(["library", "add", "two", "http://127.0.0.1:9/two"]).status == 0)
+        #expect(try await shelf.run(["library", "add", "one", "http://127.0.0.1:9/", "--no-check"]).status == 0)
+        #expect(try await shelf.run(["library", "add", "two", "http://127.0.0.1:9/two", "--no-check"]).status == 0)
         let duplicate = try await shelf.run(["library", "add", "one", "http://127.0.0.1:9/"])
         #expect(duplicate.status == ShelfExit.usage.rawValue)
         let list = try await shelf.run(["library", "list", "--json"])

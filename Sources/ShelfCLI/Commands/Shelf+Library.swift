@@ -8,7 +8,7 @@ extension Shelf {
         static let configuration = CommandConfiguration(
             commandName: "library",
             abstract: "Add, list and remove libraries.",
-            subcommands: [Add.self, ListLibraries.self, Remove.self, Default.self],
+            subcommands: [Add.self, SetLibrary.self, ListLibraries.self, Remove.self, Default.self],
             defaultSubcommand: ListLibraries.self
         )
     }
@@ -19,12 +19,22 @@ extension Shelf.LibraryCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a library by the URL of its OPDS catalog.",
-            discussion: "The first library added becomes the default. Run `shelf sync` afterwards.")
+            discussion: """
+                Looks at the URL first and says what it found: OPDS 1 or 2, a navigation feed (sections) or a feed \
+                of titles (and whether more pages or a crawlable feed follow), whether it can be searched, and how \
+                the library signs patrons in. A URL that is not a catalog (an HTML page, a 404, JSON that is not \
+                OPDS) is refused with exit status 90; one that cannot be reached, with its network error. A \
+                catalog that answers 401 is added: run `shelf login NAME` next. --no-check adds the URL without \
+                looking (offline). The first library added becomes the default. Run `shelf sync` afterwards.
+                """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup var output: JSONOption
         @Argument(help: "A short name for the library (letters, digits, - and _).") var name: String
         @Argument(help: "The URL of the library's OPDS catalog (http or https).") var url: String
         @Flag(name: .customLong("default"), help: "Make it the default library.") var makeDefault = false
+        @Flag(name: .customLong("no-check"), help: "Add the URL without fetching it first.") var noCheck = false
+        @OptionGroup var crawl: CrawlBoundOptions
 
         func validate() throws {
             guard name.range(of: "^[A-Za-z0-9_-]{1,40}$", options: .regularExpression) != nil else {
@@ -35,14 +45,49 @@ extension Shelf.LibraryCommand {
             else {
                 throw ValidationError("not an http(s) URL: '\(url)'")
             }
+            try crawl.validate()
         }
 
         func run() throws {
             try withFailureHandling {
-                let store = try global.openStore()
-                let library = try store.addLibrary(name: name, url: URL(string: url)!, makeDefault: makeDefault)
+                let added = try global.openStore().addLibrary(
+                    name: name, url: URL(string: url)!, makeDefault: makeDefault, crawlDepth: crawl.crawlDepth,
+                    crawlFeeds: crawl.crawlFeeds, check: !noCheck, home: global.resolvedHome,
+                    http: global.httpConfiguration)
+                if output.json { return try Output.json(added) }
+                guard !global.quiet else { return }
+                let library = added.library
+                if let finding = added.finding { Output.line(finding.line(library: library.name)) }
+                let next = added.finding?.kind == .signInFirst ? "shelf login \(library.name)" : "shelf sync"
+                Output.line("Added \(library.name) (\(library.url))\(library.isDefault ? ", the default library" : ""). Next: \(next)")
+            }
+        }
+    }
+
+    /// `shelf library set NAME --crawl-depth N --crawl-feeds N`.
+    struct SetLibrary: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Change a library's settings: how deep and how wide sync crawls a navigation catalog.")
+
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The library's name.") var name: String
+        @OptionGroup var crawl: CrawlBoundOptions
+
+        func validate() throws {
+            try crawl.validate()
+            if crawl.crawlDepth == nil && crawl.crawlFeeds == nil {
+                throw ValidationError("give --crawl-depth, --crawl-feeds or both")
+            }
+        }
+
+        func run() throws {
+            try withFailureHandling {
+                let library = try global.openStore().setCrawlBounds(
+                    name: name, depth: crawl.crawlDepth, feeds: crawl.crawlFeeds)
                 if !global.quiet {
-                    Output.line("Added \(library.name) (\(library.url))\(library.isDefault ? ", the default library" : ""). Next: shelf sync")
+                    let bounds = library.crawlBounds
+                    Output.line("\(library.name): sync crawls \(bounds.depth) links deep and \(bounds.feeds) feeds at most.")
                 }
             }
         }
@@ -104,5 +149,23 @@ extension Shelf.LibraryCommand {
                 if !global.quiet { Output.line("\(name) is now the default library.") }
             }
         }
+    }
+}
+
+/// `--crawl-depth` and `--crawl-feeds`, for `library add`, `library set` and `sync`.
+struct CrawlBoundOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp(
+        "How many links deep from a navigation root sync follows (default \(CrawlBounds.standard.depth)).",
+        valueName: "n"))
+    var crawlDepth: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "How many feeds sync reads at most when crawling a navigation root (default \(CrawlBounds.standard.feeds)).",
+        valueName: "n"))
+    var crawlFeeds: Int?
+
+    func validate() throws {
+        if let crawlDepth, !(1...64).contains(crawlDepth) { throw ValidationError("--crawl-depth must be 1 to 64") }
+        if let crawlFeeds, !(1...100_000).contains(crawlFeeds) { throw ValidationError("--crawl-feeds must be 1 to 100000") }
     }
 }

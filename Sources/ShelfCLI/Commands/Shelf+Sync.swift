@@ -13,6 +13,15 @@ extension Shelf {
                 error names the page. Safe under cron: two syncs never run at once; the second waits \
                 --wait seconds, then exits with status 75. With --quiet nothing is printed on success; \
                 otherwise one summary line per library ("12 new, 3 updated, 1 removed").
+
+                When the catalog's root is a navigation feed (calibre, COPS, Kavita, Komga), sync crawls it breadth \
+                first: it follows the navigation links on the root's own host to every feed of titles, each with \
+                its pages, and stores each title once however many feeds list it. It never follows facets, \
+                search, groups' lanes or links back (up, start, self, a feed already read). The crawl is bounded: \
+                \(CrawlBounds.standard.depth) links deep and \(CrawlBounds.standard.feeds) feeds by default; set \
+                them per library with `shelf library set NAME --crawl-depth N --crawl-feeds N`, or for one run \
+                here. When a bound stops the crawl, a warning says which; the titles read are stored, and no \
+                title is removed that sync. A root that leads to no title at all fails with exit status 90.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -27,9 +36,12 @@ extension Shelf {
         @Flag(name: .long, help: "Accept a loans feed that comes back empty although loans are stored (normally they are kept).")
         var acceptEmptyLoans = false
 
+        @OptionGroup var crawl: CrawlBoundOptions
+
         func validate() throws {
             if all && global.library != nil { throw ValidationError("give --all or --library, not both") }
             if wait < 0 { throw ValidationError("--wait must not be negative") }
+            try crawl.validate()
         }
 
         func run() throws {
@@ -40,6 +52,8 @@ extension Shelf {
                 var options = SyncOptions()
                 options.lockTimeout = wait
                 options.acceptEmptyLoans = acceptEmptyLoans
+                options.crawlDepth = crawl.crawlDepth
+                options.crawlFeeds = crawl.crawlFeeds
                 options.log = global.logger
                 options.http.log = global.logger
                 let engine = SyncEngine(store: store, home: global.resolvedHome, options: options)

@@ -6,8 +6,17 @@ import Foundation
 public struct FeedDocument: Sendable {
     /// The document's own URL; relative links are resolved against it.
     public var baseURL: URL?
+    /// The most navigation links kept in `OPDSFeedInfo.navigation` (see `OPDSParser.maxNavigation`).
+    public var maxNavigation = Int.max
 
+    /// A reader resolving relative links against `baseURL`.
     public init(baseURL: URL?) { self.baseURL = baseURL }
+
+    private var opds1: OPDSParser {
+        var parser = OPDSParser(baseURL: baseURL)
+        parser.maxNavigation = maxNavigation
+        return parser
+    }
 
     /// The media types shelf asks catalog servers for, OPDS 1 first.
     public static let accept =
@@ -19,7 +28,7 @@ public struct FeedDocument: Sendable {
         if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: file)) {
             return try OPDS2Parser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
         }
-        return try OPDSParser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
+        return try opds1.parse(file: file, onEntry: onEntry)
     }
 
     /// Reads a document held in memory.
@@ -27,7 +36,7 @@ public struct FeedDocument: Sendable {
         if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: data)) {
             return try OPDS2Parser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
         }
-        return try OPDSParser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
+        return try opds1.parse(data: data, onEntry: onEntry)
     }
 
     /// Reads the one entry a borrow, revoke or entry-URL response holds (the first, if it is a feed), in either

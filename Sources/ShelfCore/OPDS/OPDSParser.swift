@@ -11,6 +11,9 @@ public struct OPDSParser: Sendable {
     public var baseURL: URL?
     /// The most text one entry may hold before the parse fails with `entryTooLarge`.
     public var maxEntryBytes: Int
+    /// The most navigation links kept in `OPDSFeedInfo.navigation`; later ones are dropped, so a feed linking
+    /// hundreds of thousands of other feeds is read in bounded memory by a caller that follows only a few.
+    public var maxNavigation = Int.max
 
     /// A parser resolving relative links against `baseURL` and refusing entries above `maxEntryBytes`.
     public init(baseURL: URL? = nil, maxEntryBytes: Int = 8 << 20) {
@@ -178,6 +181,7 @@ final class OPDSDocumentReader {
     let names: Vocabulary
     let baseURL: URL?
     let maxEntryBytes: Int
+    let maxNavigation: Int
     // Unchecked exclusivity: these are touched for every element, and a single-threaded reader cannot
     // overlap accesses; the dynamic checks cost several percent of the parse.
     @exclusivity(unchecked) var info = OPDSFeedInfo()
@@ -192,6 +196,7 @@ final class OPDSDocumentReader {
         self.names = Vocabulary(reader)
         self.baseURL = parser.baseURL
         self.maxEntryBytes = parser.maxEntryBytes
+        self.maxNavigation = parser.maxNavigation
     }
 
     func read(onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
@@ -231,7 +236,7 @@ final class OPDSDocumentReader {
             case names.entry:
                 guard let entry = try readEntry() else { return }
                 if let navigation = NavigationEntry.link(of: entry) {
-                    info.navigation.append(navigation)
+                    if info.navigation.count < maxNavigation { info.navigation.append(navigation) }
                 } else {
                     info.entryCount += 1
                     try onEntry(entry)

@@ -11,6 +11,9 @@ enum EntryOutcome: Equatable {
     case unchanged
     /// It was gone from the catalog and came back.
     case restored
+    /// It was already applied (or its page already counted) this sync: another feed lists it too. Nothing is
+    /// written, so the first feed that lists a title is the one it is stored from.
+    case duplicate
 }
 
 /// Writes parsed entries into the store inside the sync's transaction, diffing against what is there.
@@ -65,10 +68,10 @@ final class EntryApplier {
         let entry = record.entry
         guard let old = try stored(entry.id) else {
             let id = try insert(record, pageID: pageID)
-            try markSeen(id)
+            _ = try markSeen(id)
             return .added
         }
-        try markSeen(old.id)
+        guard try markSeen(old.id) else { return .duplicate }
         var outcome = EntryOutcome.unchanged
         if old.contentHash != record.contentHash {
             let oldLinks = old.changeHash != record.changeHash ? try links(of: old.id) : []
@@ -93,8 +96,12 @@ final class EntryApplier {
     }
 
     /// Counts every edition last seen on `pageID` as present (the page answered 304).
+    ///
+    /// Only editions in the catalog: one removed since keeps the page it was last seen on, and must not count as
+    /// seen (it would then be taken for a duplicate when it comes back on another page).
     func markPageSeen(_ pageID: Int64) throws -> Int {
-        try db.cachedStatement(sql: "INSERT OR IGNORE INTO temp.seen SELECT id FROM edition WHERE page_id = ?")
+        try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO temp.seen SELECT id FROM edition WHERE page_id = ? AND in_catalog = 1")
             .execute(arguments: [pageID])
         return db.changesCount
     }
@@ -128,11 +135,13 @@ final class EntryApplier {
                          arguments: [libraryID]) ?? 0
     }
 
-    private func markSeen(_ id: Int64) throws {
+    /// Marks an edition seen this sync; false when it already was.
+    private func markSeen(_ id: Int64) throws -> Bool {
         var statement = try HotStatement(db, "INSERT OR IGNORE INTO temp.seen (edition_id) VALUES (?)")
         statement.reset()
         statement.bind(id)
         try statement.run()
+        return db.changesCount > 0
     }
 
     private func event(_ editionID: Int64, _ kind: EventKind, _ detail: String) throws {

@@ -18,6 +18,15 @@ public struct Library: Codable, Sendable, Equatable, FetchableRecord {
     public var lastSyncOKAt: Date?
     public var lastSyncStatus: String?
     public var lastSyncMessage: String?
+    /// How deep a sync crawls a navigation catalog, when the patron set it (else `CrawlBounds.standard`).
+    public var crawlDepth: Int?
+    /// How many feeds a sync crawls at most, when the patron set it.
+    public var crawlFeeds: Int?
+
+    /// The crawl bounds this library's syncs use.
+    public var crawlBounds: CrawlBounds {
+        CrawlBounds(depth: crawlDepth ?? CrawlBounds.standard.depth, feeds: crawlFeeds ?? CrawlBounds.standard.feeds)
+    }
 
     /// A `library` row (this type is that table's record).
     public init(row: Row) {
@@ -35,13 +44,33 @@ public struct Library: Codable, Sendable, Equatable, FetchableRecord {
         lastSyncOKAt = row.date("last_sync_ok_at")
         lastSyncStatus = row["last_sync_status"]
         lastSyncMessage = row["last_sync_message"]
+        crawlDepth = row["crawl_depth"]
+        crawlFeeds = row["crawl_feeds"]
+    }
+}
+
+/// How far a sync crawls a catalog whose root is a navigation feed: how many links deep from the root, and how
+/// many feeds at most (the root not counted).
+public struct CrawlBounds: Codable, Sendable, Equatable {
+    public var depth: Int
+    public var feeds: Int
+
+    /// The defaults named in shelf(1): 4 links deep, 200 feeds.
+    public static let standard = CrawlBounds(depth: 4, feeds: 200)
+
+    /// Creates the value from its parts.
+    public init(depth: Int, feeds: Int) {
+        self.depth = depth
+        self.feeds = feeds
     }
 }
 
 extension Store {
     /// Adds a library; the first one added becomes the default.
     @discardableResult
-    public func addLibrary(name: String, url: URL, makeDefault: Bool = false) throws -> Library {
+    public func addLibrary(
+        name: String, url: URL, makeDefault: Bool = false, crawlDepth: Int? = nil, crawlFeeds: Int? = nil
+    ) throws -> Library {
         try write { db in
             if try Row.fetchOne(db, sql: "SELECT 1 FROM library WHERE name = ?", arguments: [name]) != nil {
                 throw StoreError.libraryExists(name)
@@ -50,8 +79,31 @@ extension Store {
             let isDefault = makeDefault || count == 0
             if isDefault { try db.execute(sql: "UPDATE library SET is_default = 0") }
             try db.execute(
-                sql: "INSERT INTO library (name, url, is_default, created_at) VALUES (?, ?, ?, ?)",
-                arguments: [name, url.absoluteString, isDefault, Date().timeIntervalSince1970])
+                sql: """
+                    INSERT INTO library (name, url, is_default, created_at, crawl_depth, crawl_feeds) VALUES (?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [name, url.absoluteString, isDefault, Date().timeIntervalSince1970, crawlDepth, crawlFeeds])
+            return try Self.library(db, name: name)
+        }
+    }
+
+    /// Fails with `libraryExists` when a library of that name is stored (checked before looking at a URL).
+    public func requireNewLibraryName(_ name: String) throws {
+        try read { db in
+            if try Row.fetchOne(db, sql: "SELECT 1 FROM library WHERE name = ?", arguments: [name]) != nil {
+                throw StoreError.libraryExists(name)
+            }
+        }
+    }
+
+    /// Sets how deep and how wide a library's syncs crawl; a nil leaves that bound as it is.
+    @discardableResult
+    public func setCrawlBounds(name: String, depth: Int?, feeds: Int?) throws -> Library {
+        try write { db in
+            let library = try Self.library(db, name: name)
+            try db.execute(
+                sql: "UPDATE library SET crawl_depth = COALESCE(?, crawl_depth), crawl_feeds = COALESCE(?, crawl_feeds) WHERE id = ?",
+                arguments: [depth, feeds, library.id])
             return try Self.library(db, name: name)
         }
     }

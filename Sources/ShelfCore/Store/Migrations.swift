@@ -304,6 +304,15 @@ enum Migrations {
                 UPDATE feed_page SET etag = NULL, last_modified = NULL;
                 """)
         }
+        migrator.registerMigration("v13-crawl-bounds") { db in
+            try db.execute(sql: """
+                -- How deep and how wide a sync may crawl a navigation catalog; NULL takes shelf's defaults.
+                ALTER TABLE library ADD COLUMN crawl_depth INTEGER;
+                ALTER TABLE library ADD COLUMN crawl_feeds INTEGER;
+                -- The feeds a page links to (one URL a line), so a page that answers 304 still leads on.
+                ALTER TABLE feed_page ADD COLUMN navigation TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -5,7 +5,8 @@ import GRDB
 public enum FeedKind: String, Codable, Sendable, DatabaseValueConvertible {
     /// The library's root feed (the URL it was added with).
     case root
-    /// The crawlable feed of the whole collection, when the root links one.
+    /// The crawlable feed of the whole collection, when the root links one, or a feed found by crawling a
+    /// navigation root (keyed by its URL like every page).
     case catalog
     /// The patron's loans and holds.
     case loans
@@ -33,10 +34,12 @@ struct FeedPageRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var nextURL: String?
     var entryCount: Int
     var fetchedAt: Double
+    /// The feeds the page links to that a crawl follows, one URL a line (nil when none).
+    var navigation: String?
 
     enum CodingKeys: String, CodingKey {
         case id, libraryID = "library_id", kind, url, position, etag, lastModified = "last_modified", nextURL = "next_url"
-        case entryCount = "entry_count", fetchedAt = "fetched_at"
+        case entryCount = "entry_count", fetchedAt = "fetched_at", navigation
     }
 
     /// Every page a library's last sync read.
@@ -60,9 +63,11 @@ struct FeedPageRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
             db, sql: "SELECT id FROM feed_page WHERE library_id = ? AND kind = ? AND url = ?", arguments: [libraryID, kind, url])!
     }
 
-    /// What a page read to its end led to, and how many entries it held.
-    static func finished(_ db: Database, id: Int64, next: String?, entries: Int) throws {
-        try db.execute(sql: "UPDATE feed_page SET next_url = ?, entry_count = ? WHERE id = ?", arguments: [next, entries, id])
+    /// What a page read to its end led to (its next page, the feeds a crawl follows), and how many entries it held.
+    static func finished(_ db: Database, id: Int64, next: String?, entries: Int, navigation: [String] = []) throws {
+        try db.execute(
+            sql: "UPDATE feed_page SET next_url = ?, entry_count = ?, navigation = ? WHERE id = ?",
+            arguments: [next, entries, navigation.isEmpty ? nil : navigation.joined(separator: "\n"), id])
     }
 
     /// A page the server said is unchanged (304): still part of its feed, perhaps at another place.

@@ -7,6 +7,10 @@ struct KnownPage: Sendable {
     var etag: String?
     var lastModified: String?
     var nextURL: String?
+    /// How many entries the page held.
+    var entries = 0
+    /// The feeds the page links to that a crawl follows.
+    var navigation: [String] = []
 
     static func key(kind: FeedKind, url: String) -> String { kind.rawValue + " " + url }
 }
@@ -17,13 +21,14 @@ enum FetchEvent: Sendable {
     case page(kind: FeedKind, url: String, position: Int, etag: String?, lastModified: String?)
     /// Entries already flattened and hashed, so the writing thread only compares and writes.
     case entries([EntryRecord])
-    /// The page's feed-level metadata, known once the whole document has been read.
-    case pageEnd(OPDSFeedInfo, count: Int)
+    /// The page's feed-level metadata, known once the whole document has been read, and the feeds it links to
+    /// that a crawl follows.
+    case pageEnd(OPDSFeedInfo, count: Int, navigation: [String])
     /// A page answered 304: what the store has for it is still current.
     case notModified(kind: FeedKind, url: String, position: Int)
     /// Every page was read; `crawlable` is the crawlable feed's URL when the root linked one, `shelf` the loans
-    /// feed's URL when the patron's loans were read.
-    case finished(crawlable: String?, shelf: String?)
+    /// feed's URL when the patron's loans were read, `crawl` what crawling a navigation root found.
+    case finished(crawlable: String?, shelf: String?, crawl: CrawlReport?)
     case failed(any Error)
 }
 
@@ -89,15 +94,22 @@ final class FeedFetcher: Sendable {
     private let scratch: URL
     private let maxPages: Int
     private let batchSize = 64
-    private let log: (@Sendable (String) -> Void)?
+    let log: (@Sendable (String) -> Void)?
     private let session: LibrarySession?
     private let storedShelf: String?
-    private let visited = Mutex<Set<String>>([])
+    let bounds: CrawlBounds
+    /// The root feed: crawls stay on its scheme, host and port.
+    let root: URL
+    /// Every page URL read this sync (and the root's aliases once a crawl begins).
+    let visited = Mutex<Set<String>>([])
 
     init(
         http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, storedShelf: String?,
-        session: LibrarySession?, scratch: URL, maxPages: Int, log: (@Sendable (String) -> Void)?
+        session: LibrarySession?, scratch: URL, maxPages: Int, root: URL, bounds: CrawlBounds,
+        log: (@Sendable (String) -> Void)?
     ) {
+        self.root = root
+        self.bounds = bounds
         self.http = http
         self.known = known
         self.storedCrawlable = storedCrawlable
@@ -108,13 +120,19 @@ final class FeedFetcher: Sendable {
         self.log = log
     }
 
-    /// Walks the root feed and, when it links one, the crawlable feed; every outcome goes into `channel`.
-    func run(root: URL, into channel: FetchChannel) {
+    /// Walks the root feed and, when it links one, the crawlable feed, or else the feeds its navigation leads
+    /// to; every outcome goes into `channel`.
+    func run(into channel: FetchChannel) {
         do {
             guard let firstInfo = try chain(start: root, kind: .root, channel: channel) else { return }
             let crawlable = firstInfo.info?.crawlable?.href ?? (firstInfo.info == nil ? storedCrawlable : nil)
+            var report: CrawlReport?
             if let crawlable, let url = URL(string: crawlable) {
                 guard try chain(start: url, kind: .catalog, channel: channel) != nil else { return }
+            } else if !firstInfo.navigation.isEmpty {
+                // A navigation root (calibre, COPS, Kavita…): the books are in the feeds it leads to.
+                guard let crawled = try crawl(rootWalk: firstInfo, channel: channel) else { return }
+                report = crawled
             }
             // The patron's loans and holds, when signed in: a feed of its own, read with their credentials.
             var shelf: String?
@@ -124,39 +142,56 @@ final class FeedFetcher: Sendable {
                 guard try chain(start: url, kind: .loans, channel: channel) != nil else { return }
                 shelf = href
             }
-            _ = channel.put(.finished(crawlable: crawlable, shelf: shelf))
+            _ = channel.put(.finished(crawlable: crawlable, shelf: shelf, crawl: report))
         } catch {
             _ = channel.put(.failed(error))
         }
     }
 
-    private struct First {
+    /// What following one feed's pages found.
+    struct Walk {
         /// The first page's feed info; nil when it answered 304.
         var info: OPDSFeedInfo?
+        /// The feeds its pages link to that a crawl follows, in document order.
+        var navigation: [String] = []
+        /// Entries its pages held (those of pages that answered 304 as the last sync counted them).
+        var entries = 0
     }
 
     /// Follows `next` links from `start`. Returns nil when the writer has gone away.
-    private func chain(start: URL, kind: FeedKind, channel: FetchChannel) throws -> First? {
-        var first = First()
+    ///
+    /// In a crawl (`crawling`), a page another feed already read ends this feed quietly: feeds may share pages.
+    func chain(start: URL, kind: FeedKind, channel: FetchChannel, crawling: Bool = false) throws -> Walk? {
+        var walk = Walk()
         var next: URL? = start
         var position = 0
+        var own: Set<String> = []
         while let url = next {
             position += 1
             let key = url.absoluteString
             let feed = kind.name
-            if visited.withLock({ $0.contains(key) }) { throw SyncError.paginationLoop(feed: feed, page: position - 1, url: key) }
+            let seen = visited.withLock { $0.contains(key) }
+            if seen && (!crawling || own.contains(key)) {
+                throw SyncError.paginationLoop(feed: feed, page: position - 1, url: key)
+            }
+            if seen { break }
             if position > maxPages { throw SyncError.tooManyPages(feed: feed, limit: maxPages) }
             _ = visited.withLock { $0.insert(key) }
+            own.insert(key)
             guard let page = try fetch(url: url, kind: kind, position: position, channel: channel) else { return nil }
-            if position == 1 { first.info = page.info }
+            if position == 1 { walk.info = page.info }
+            walk.entries += page.entries
+            walk.navigation += page.navigation
             next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
         }
-        return first
+        return walk
     }
 
     private struct Page {
         var info: OPDSFeedInfo?
         var next: String?
+        var navigation: [String]
+        var entries: Int
     }
 
 
@@ -184,7 +219,7 @@ final class FeedFetcher: Sendable {
         }
         if response.status == 304, let stored {
             guard channel.put(.notModified(kind: kind, url: address, position: position)) else { return nil }
-            return Page(info: nil, next: stored.nextURL)
+            return Page(info: nil, next: stored.nextURL, navigation: stored.navigation, entries: stored.entries)
         }
         guard (200..<300).contains(response.status) else {
             if let session, !session.isSignedIn, let needed = SignIn.needed(by: response, library: session.library.name) {
@@ -202,7 +237,9 @@ final class FeedFetcher: Sendable {
             lastModified: response.header("last-modified")))
         else { return nil }
 
-        let parser = FeedDocument(baseURL: URL(string: response.url) ?? url)
+        var parser = FeedDocument(baseURL: URL(string: response.url) ?? url)
+        // A crawl follows at most `bounds.feeds` feeds: more links than that are never needed, whatever the feed holds.
+        parser.maxNavigation = kind == .loans ? 0 : bounds.feeds + 1
         let contentType = response.header("content-type")
         var batch: [EntryRecord] = []
         batch.reserveCapacity(batchSize)
@@ -229,7 +266,8 @@ final class FeedFetcher: Sendable {
             return nil
         }
         if !batch.isEmpty { guard channel.put(.entries(batch)) else { return nil } }
-        guard channel.put(.pageEnd(info, count: count)) else { return nil }
-        return Page(info: info, next: info.next?.href)
+        let navigation = crawlLinks(info)
+        guard channel.put(.pageEnd(info, count: count, navigation: navigation)) else { return nil }
+        return Page(info: info, next: info.next?.href, navigation: navigation, entries: count)
     }
 }

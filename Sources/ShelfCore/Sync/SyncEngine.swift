@@ -10,12 +10,16 @@ public enum SyncError: ShelfFailure {
     /// A page's `next` link leads back to a page already read.
     case paginationLoop(feed: String, page: Int, url: String)
     case tooManyPages(feed: String, limit: Int)
+    /// The root holds no titles, and no feed it links to within the crawl's bounds does; `sections` is how many
+    /// feeds the root links to (0: none at all).
+    case noWayToBooks(library: String, url: String, sections: Int, bounds: CrawlBounds, limit: CrawlLimit?)
 
     public var exitCode: ShelfExit {
         switch self {
         case .busy: .busy
         case .page(_, _, _, let reason): reason.exitCode
         case .paginationLoop, .tooManyPages: .badData
+        case .noWayToBooks: .notACatalog
         }
     }
 
@@ -31,6 +35,15 @@ public enum SyncError: ShelfFailure {
             "sync stopped: page \(page) of the \(feed) links back to \(Redaction.url(url)) (a pagination loop); nothing was changed"
         case .tooManyPages(let feed, let limit):
             "sync stopped: the \(feed) has more than \(limit) pages; nothing was changed"
+        case .noWayToBooks(let library, let url, 0, _, _):
+            "\(Redaction.url(url)) holds no titles and links to no feed that does; check that it is the library's "
+                + "OPDS catalog URL (shelf library remove \(library), then add the right one)"
+        case .noWayToBooks(let library, let url, let sections, let bounds, let limit):
+            "\(Redaction.url(url)) is a navigation feed whose \(sections) section\(sections == 1 ? "" : "s") led to no "
+                + "titles within \(bounds.depth) link\(bounds.depth == 1 ? "" : "s") and \(bounds.feeds) feed\(bounds.feeds == 1 ? "" : "s")"
+                + (limit == nil
+                    ? "; check that it is the library's OPDS catalog URL"
+                    : "; read further with `shelf library set \(library) --crawl-depth N --crawl-feeds N`")
         }
     }
 }
@@ -46,6 +59,10 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     public var removed: Int = 0
     public var restored: Int = 0
     public var catalogTitles: Int = 0
+    /// Feeds read by crawling a navigation root (the root not counted); 0 when the root is not one.
+    public var crawledFeeds = 0
+    /// The bound that stopped the crawl early: titles not seen were kept, not removed.
+    public var crawlLimit: CrawlLimit?
     /// Whether the patron's loans feed was read (they are signed in).
     public var loansRead = false
     public var loans: Int = 0
@@ -78,6 +95,9 @@ public struct SyncOptions: Sendable {
     /// How long to wait for another sync to finish before giving up.
     public var lockTimeout: TimeInterval = 10
     public var maxPages = 100_000
+    /// Crawl bounds for this run, over the library's own (`shelf sync --crawl-depth/--crawl-feeds`).
+    public var crawlDepth: Int?
+    public var crawlFeeds: Int?
     /// Accept a loans feed that comes back empty while loans are stored (normally kept, with a warning).
     public var acceptEmptyLoans = false
     public var http = HTTPConfiguration()
@@ -159,15 +179,19 @@ public final class SyncEngine {
         var known: [String: KnownPage] = [:]
         for page in try FeedPageRecord.all(db, libraryID: library.id) {
             known[KnownPage.key(kind: page.kind, url: page.url)] = KnownPage(
-                id: page.id!, etag: page.etag, lastModified: page.lastModified, nextURL: page.nextURL)
+                id: page.id!, etag: page.etag, lastModified: page.lastModified, nextURL: page.nextURL,
+                entries: page.entryCount, navigation: page.navigation?.split(separator: "\n").map(String.init) ?? [])
         }
+        let bounds = CrawlBounds(
+            depth: options.crawlDepth ?? library.crawlBounds.depth, feeds: options.crawlFeeds ?? library.crawlBounds.feeds)
 
         // Fetching and parsing run on a thread of their own while this one writes, so the two overlap.
         let fetcher = FeedFetcher(
             http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
-            session: session, scratch: scratch, maxPages: options.maxPages, log: options.log)
+            session: session, scratch: scratch, maxPages: options.maxPages, root: rootURL,
+            bounds: bounds, log: options.log)
         let channel = FetchChannel(capacity: 2)
-        let fetching = Background { fetcher.run(root: rootURL, into: channel) }
+        let fetching = Background { fetcher.run(into: channel) }
         defer {
             channel.cancel()
             _ = try? fetching.value()
@@ -188,6 +212,7 @@ public final class SyncEngine {
         var rootPageID: Int64?
         var rootInfo: OPDSFeedInfo?
         var crawlable: String?
+        var crawl: CrawlReport?
         var annotationService: String?
         let now = started.timeIntervalSince1970
         events: while true {
@@ -207,11 +232,11 @@ public final class SyncEngine {
                 } else if onRootPage {
                     rootEntries += batch
                 } else {
-                    for entry in batch { count(try applier.apply(entry, pageID: pageID), into: &summary) }
-                    entries += batch.count
+                    for entry in batch { entries += count(try applier.apply(entry, pageID: pageID), into: &summary) }
                 }
-            case .pageEnd(let info, let pageEntries):
-                try FeedPageRecord.finished(db, id: pageID, next: info.next?.href, entries: pageEntries)
+            case .pageEnd(let info, let pageEntries, let navigation):
+                try FeedPageRecord.finished(
+                    db, id: pageID, next: info.next?.href, entries: pageEntries, navigation: navigation)
                 if onRootPage { rootInfo = info }
                 annotationService = info.link(OPDSVocabulary.relAnnotations)?.href ?? annotationService
                 warnings += info.warnings
@@ -222,22 +247,37 @@ public final class SyncEngine {
                 try FeedPageRecord.unchanged(db, id: page.id, position: position, at: now)
                 entries += try applier.markPageSeen(page.id)
                 onRootPage = false
-            case .finished(let crawlableURL, let shelfURL):
+            case .finished(let crawlableURL, let shelfURL, let report):
                 crawlable = crawlableURL
                 shelfRead = shelfURL
+                crawl = report
                 break events
             case .failed(let error):
                 throw error
             }
         }
         if crawlable == nil, let rootPageID {
-            for entry in rootEntries { count(try applier.apply(entry, pageID: rootPageID), into: &summary) }
-            entries += rootEntries.count
+            for entry in rootEntries { entries += count(try applier.apply(entry, pageID: rootPageID), into: &summary) }
         }
         summary.entries = entries
 
         let catalogBefore = try applier.catalogCount()
-        if entries == 0 && catalogBefore > 1 {
+        if crawlable == nil && entries == 0 && catalogBefore == 0 {
+            // Nothing was ever reached: a URL that is not the catalog, or navigation that leads nowhere.
+            throw SyncError.noWayToBooks(
+                library: library.name, url: library.url, sections: crawl?.sections ?? 0, bounds: bounds,
+                limit: crawl?.limit)
+        }
+        summary.crawledFeeds = crawl?.feeds ?? 0
+        summary.crawlLimit = crawl?.limit
+        if let limit = crawl?.limit {
+            // A partial crawl says nothing about the titles it did not reach: they stay.
+            let raise = limit == .depth
+                ? "its depth bound of \(bounds.depth) link\(bounds.depth == 1 ? "" : "s") from the root (raise it with `shelf library set \(library.name) --crawl-depth \(bounds.depth * 2)`)"
+                : "its bound of \(bounds.feeds) feed\(bounds.feeds == 1 ? "" : "s") (raise it with `shelf library set \(library.name) --crawl-feeds \(bounds.feeds * 2)`)"
+            summary.warnings.append(
+                "the crawl stopped at \(raise); this sync was partial, so titles not seen were kept, not removed")
+        } else if entries == 0 && catalogBefore > 1 {
             summary.warnings.append(
                 "the catalog came back empty; kept the \(catalogBefore) titles already stored (run sync again later)")
         } else {
@@ -278,12 +318,15 @@ public final class SyncEngine {
         return summary
     }
 
-    private func count(_ outcome: EntryOutcome, into summary: inout SyncSummary) {
+    /// Counts what applying one entry did; returns 1, or 0 for a title already applied this sync.
+    private func count(_ outcome: EntryOutcome, into summary: inout SyncSummary) -> Int {
         switch outcome {
         case .added: summary.added += 1
         case .changed: summary.changed += 1
         case .restored: summary.restored += 1
         case .refreshed, .unchanged: break
+        case .duplicate: return 0
         }
+        return 1
     }
 }
