@@ -28,6 +28,7 @@ enum ExitStatusTable {
         (.protectedContent, "the title is protected by DRM shelf does not implement, or in no format it can play"),
         (.audioDevice, "no audio device could be opened (set SDL_AUDIODRIVER)"),
         (.playbackFailed, "the audiobook's files could not be played"),
+        (.noSearch, "the library's catalog offers no search"),
     ]
 
     static var text: String {

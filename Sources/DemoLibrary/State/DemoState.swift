@@ -347,20 +347,10 @@ public actor DemoState {
         )
     }
 
-    /// The root feed and the time the catalog last changed.
-    func rootFeedWithDate() -> (String, Date) {
+    /// The root feed (the groups feed, `DemoState+Browse.swift`) and the time the catalog last changed.
+    func rootFeedWithDate(entrypoint: DemoEntryPoint = .all) -> (String, Date) {
         settle()
-        return (rootFeed(), lastStamp)
-    }
-
-    /// The root feed.
-    func rootFeed() -> String {
-        var featured: [DemoTitle] = []
-        for position in 0..<min(catalog.count, 50) where featured.count < 4 {
-            let title = catalog[position]
-            if !title.draft { featured.append(title) }
-        }
-        return renderer.root(featured: featured, updated: lastStamp)
+        return (rootFeed(entrypoint: entrypoint), lastStamp)
     }
 
     /// A patron's loans feed (empty while the `emptyLoans` switch is on) and when it last changed.

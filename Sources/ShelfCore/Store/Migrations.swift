@@ -291,6 +291,14 @@ enum Migrations {
                 DROP TABLE setting;
                 """)
         }
+        migrator.registerMigration("v10-titles-found-by-browse-and-search") { db in
+            // A title `shelf browse` or `shelf search` showed before any sync saw it: `found_by` says which
+            // ('browse', 'search'), `found_at` when it was last shown. A sync that sees it in the catalog clears both.
+            try db.execute(sql: """
+                ALTER TABLE edition ADD COLUMN found_by TEXT;
+                ALTER TABLE edition ADD COLUMN found_at REAL;
+                """)
+        }
         return migrator
     }
 }

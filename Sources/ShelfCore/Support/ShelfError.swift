@@ -44,6 +44,8 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case audioDevice = 87
     /// The audiobook's files could not be played (missing, damaged, not audio).
     case playbackFailed = 88
+    /// The library's catalog offers no search (`shelf search`).
+    case noSearch = 91
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.

@@ -15,7 +15,8 @@ import Testing
         #expect((directory[.posixPermissions] as? NSNumber)?.intValue == 0o700)
         let migrations = try store.read { db in try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations") }
         #expect(migrations == ["v1-libraries-feeds-editions-events", "v2-loans-and-holds", "v3-fulfilment", "v4-edition-protection", "v5-download-queue",
-                              "v6-listening", "v7-outbox-motivation-names", "v8-listening-state-in-its-own-file"])
+                              "v6-listening", "v7-outbox-motivation-names", "v8-listening-state-in-its-own-file",
+                              "v10-titles-found-by-browse-and-search"])
         // The listening state has a database of its own, as private and in WAL too.
         let positionsMode = try store.readPositions { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(positionsMode == "wal")
