@@ -44,6 +44,7 @@ public final class CatalogBrowser {
     /// Result pages `search` follows through `next` links at most.
     public static let maxSearchPages = 10
 
+    /// A browser of `library`'s catalog, signed in as the patron when credentials are stored.
     public init(store: Store, home: Home, library: Library, configuration: HTTPConfiguration) throws {
         self.store = store
         self.library = library

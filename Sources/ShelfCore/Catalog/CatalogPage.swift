@@ -5,6 +5,7 @@ import Foundation
 /// Items are numbered from 1 in the order a page shows them (navigation links, then lanes, then facets); the
 /// numbers are what `shelf browse` paths are made of.
 public struct CatalogItem: Codable, Sendable, Equatable {
+    /// What the item is on its page.
     public enum Kind: String, Codable, Sendable {
         /// A navigation link (an OPDS 1 navigation entry, an OPDS 2 `navigation` link).
         case navigation

@@ -46,8 +46,10 @@ struct OpenSearchDescription: Equatable {
                 }
                 return sawRoot ? OpenSearchDescription(templates: templates) : nil
             }
+        } catch let error as OPDSParseError {
+            throw .unusableSearch(reason: "its OpenSearch description is unreadable: \(FeedError.parse(error))")
         } catch {
-            throw .unusableSearch(reason: "its OpenSearch description is not well-formed XML (\(error))")
+            throw .unusableSearch(reason: "its OpenSearch description is unreadable: \(error)")
         }
     }
 
