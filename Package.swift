@@ -95,7 +95,13 @@ let package = Package(
         ),
         .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "DemoLibrary"]),
         .testTarget(
-            name: "ShelfCLITests", dependencies: ["ShelfCLI", "ShelfCore", "ShelfPlayback", "DemoLibrary"], exclude: ["Snapshots"]),
+            name: "ShelfCLITests",
+            dependencies: [
+                "ShelfCLI", "ShelfCore", "ShelfPlayback", "DemoLibrary",
+                // Serves real catalog documents on loopback (Support/DocumentServer.swift).
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            exclude: ["Snapshots"]),
         .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
         // FFmpeg as one module: a target takes one pkg-config name, the module map links every library.
         .systemLibrary(

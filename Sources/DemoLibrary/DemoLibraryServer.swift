@@ -134,6 +134,7 @@ public final class DemoLibraryServer: Sendable {
         router.add(middleware: DemoStateMiddleware(state: state))
         CatalogRoutes.add(to: router, state: state)
         OPDS2Routes.add(to: router, state: state)
+        BrowseRoutes.add(to: router, state: state)
         LoansRoutes.add(to: router, state: state, configuration: configuration)
         FulfilmentRoutes.add(to: router, state: state, configuration: configuration)
         AnnotationRoutes.add(to: router, state: state, configuration: configuration)

@@ -30,6 +30,7 @@ enum ExitStatusTable {
         (.playbackFailed, "the audiobook's files could not be played"),
         (.needsSignIn, "the library asks you to sign in first (HTTP Basic or Digest): run `shelf login`"),
         (.notACatalog, "the URL is not an OPDS catalog (HTML page, 404, JSON that is not OPDS), or leads to no title"),
+        (.noSearch, "the library's catalog offers no search"),
         (.exportFailed, "shelf export could not write the file (FFmpeg could not read a part or write the m4b)"),
         (.noSuchPage, "the server has no page at the URL asked for (404): check the library's URL"),
     ]

@@ -18,6 +18,8 @@ public struct Shelf: AsyncParsableCommand {
             LibraryCommand.self,
             Demo.self,
             Sync.self,
+            Browse.self,
+            Search.self,
             List.self,
             Show.self,
             Status.self,

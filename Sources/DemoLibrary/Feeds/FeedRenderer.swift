@@ -46,20 +46,6 @@ struct FeedRenderer: Sendable {
         return out
     }
 
-    /// The root feed: a few featured works and the links a client starts from.
-    func root(featured: [DemoTitle], updated: Date) -> String {
-        var out = ""
-        openFeed(id: base, title: libraryName, updated: updated, into: &out)
-        for title in featured { entry(title, context: .catalog, into: &out) }
-        link(href: base, rel: "self", type: Self.acquisitionFeedType, into: &out)
-        link(href: base, rel: "start", type: Self.acquisitionFeedType, title: libraryName, into: &out)
-        link(href: base + "crawlable", rel: "http://opds-spec.org/crawlable", type: Self.acquisitionFeedType,
-             title: "All Books", into: &out)
-        commonFeedLinks(into: &out)
-        out += "</feed>\n"
-        return out
-    }
-
     /// The patron's shelf: loans and holds.
     func loans(_ items: [(DemoTitle, DemoLoan)], updated: Date) -> String {
         var out = ""
@@ -83,7 +69,7 @@ struct FeedRenderer: Sendable {
 
     // MARK: Pieces
 
-    private func openFeed(id: String, title: String, updated: Date, into out: inout String) {
+    func openFeed(id: String, title: String, updated: Date, into out: inout String) {
         out += Self.prolog
         out += "<feed \(Self.namespaces)>\n  <id>"
         appendEscaped(id, to: &out)
@@ -92,7 +78,7 @@ struct FeedRenderer: Sendable {
         out += "</title>\n  <updated>\(DemoDates.iso8601(updated))</updated>\n"
     }
 
-    private func commonFeedLinks(into out: inout String) {
+    func commonFeedLinks(into out: inout String) {
         link(href: base + "loans/", rel: "http://opds-spec.org/shelf", type: Self.acquisitionFeedType, into: &out)
         link(href: base + "authentication_document", rel: "http://opds-spec.org/auth/document",
              type: AuthenticationDocument.mediaType, into: &out)
@@ -100,7 +86,7 @@ struct FeedRenderer: Sendable {
              type: Self.annotationType, into: &out)
     }
 
-    private func link(href: String, rel: String, type: String? = nil, title: String? = nil,
+    func link(href: String, rel: String, type: String? = nil, title: String? = nil,
                       indent: String = "  ", into out: inout String) {
         out += indent + "<link href=\""
         appendEscaped(href, to: &out)
@@ -134,7 +120,12 @@ struct FeedRenderer: Sendable {
     func seriesHref(_ series: DemoTitle.Series) -> String { base + "series/" + percentEncoded(series.name) }
 
     /// Writes one `<entry>`.
-    func entry(_ t: DemoTitle, context: EntryContext, namespaces: Bool = false, into out: inout String) {
+    ///
+    /// `lane` adds the `collection` link by which a groups feed puts the entry in a lane.
+    func entry(
+        _ t: DemoTitle, context: EntryContext, namespaces: Bool = false, lane: (href: String, title: String)? = nil,
+        into out: inout String
+    ) {
         let workPath = base + "works/" + percentEncoded(t.id)
         let additionalType = t.medium == .audiobook ? "http://bib.schema.org/Audiobook" : "http://schema.org/EBook"
         out += namespaces
@@ -203,6 +194,7 @@ struct FeedRenderer: Sendable {
             link(href: base + "loans/" + percentEncoded(t.id) + "/revoke",
                  rel: "http://librarysimplified.org/terms/rel/revoke", indent: "    ", into: &out)
         }
+        if let lane { link(href: lane.href, rel: "collection", title: lane.title, indent: "    ", into: &out) }
         out += namespaces ? "</entry>\n" : "  </entry>\n"
     }
 

@@ -6,7 +6,8 @@ enum CatalogRoutes {
     static func add(to router: Router<DemoRequestContext>, state: DemoState) {
         router.get("/") { request, _ in
             // The root changes only when the catalog does, so it carries validators like every page.
-            let (body, lastModified) = await state.rootFeedWithDate()
+            let entrypoint = request.uri.queryParameters["entrypoint"].flatMap { DemoEntryPoint(rawValue: String($0)) }
+            let (body, lastModified) = await state.rootFeedWithDate(entrypoint: entrypoint ?? .all)
             return HTTPSupport.validatedXML(body, lastModified: lastModified, request: request)
         }
         router.get("/crawlable") { request, _ in

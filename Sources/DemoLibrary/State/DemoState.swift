@@ -347,15 +347,10 @@ public actor DemoState {
         )
     }
 
-    /// The root feed and the time the catalog last changed.
-    func rootFeedWithDate() -> (String, Date) {
+    /// The root feed (the groups feed, `DemoState+Browse.swift`) and the time the catalog last changed.
+    func rootFeedWithDate(entrypoint: DemoEntryPoint = .all) -> (String, Date) {
         settle()
-        return (rootFeed(), lastStamp)
-    }
-
-    /// The root feed.
-    func rootFeed() -> String {
-        renderer.root(featured: featured(), updated: lastStamp)
+        return (rootFeed(entrypoint: entrypoint), lastStamp)
     }
 
     /// The few works the root shows, in either OPDS.

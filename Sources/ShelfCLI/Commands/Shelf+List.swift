@@ -53,7 +53,7 @@ extension Shelf {
                 Output.table(
                     ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "PROGRESS", "AVAILABILITY"],
                     editions.map { edition in
-                        [edition.shortID, edition.title + (edition.inCatalog ? "" : " (removed)"), edition.authors,
+                        [edition.shortID, edition.title + (edition.inCatalog || edition.foundBy != nil ? "" : " (removed)"), edition.authors,
                          edition.kind, edition.state.label, edition.progress, edition.circulation]
                     })
             }

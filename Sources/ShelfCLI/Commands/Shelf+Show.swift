@@ -62,6 +62,9 @@ struct DetailPrinter {
         if !summary.inCatalog, let removed = detail.removedAt {
             facts.append(("Removed", "no longer in the catalog since \(Output.timestamp(removed))"))
         }
+        if let finder = summary.foundBy {
+            facts.append(("Found", "by shelf \(finder.rawValue); no sync has seen it in the catalog yet"))
+        }
         if let updated = detail.updated { facts.append(("Updated", updated)) }
         facts.append(("Id", summary.id))
         let width = facts.map(\.0.count).max() ?? 0

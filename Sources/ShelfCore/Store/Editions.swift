@@ -23,6 +23,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     public var copiesAvailable: Int?
     public var copiesTotal: Int?
     public var inCatalog: Bool
+    /// Set for a title only `shelf browse` or `shelf search` has shown, which no sync has seen in the catalog.
+    public var foundBy: FoundBy?
     public var isDraft: Bool
     public var isPaid: Bool
     public var actions: [EditionAction]
@@ -45,7 +47,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         case rowID, entryID, title, authors, narrators, medium, protection, state, entitlement, availability
         case availableSince, availableUntil, holdsPosition, holdsTotal, copiesAvailable, copiesTotal, inCatalog, isDraft
         case isPaid, hasLocalCopy, hasBorrow, loanKind, loanSince, loanUntil, loanPosition, loanHoldsTotal
-        case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL
+        case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL, foundBy
     }
 
     /// `listening` is how far the patron is, from the positions database (nil when never played).
@@ -71,6 +73,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         copiesAvailable = value(.copiesAvailable)
         copiesTotal = value(.copiesTotal)
         inCatalog = value(.inCatalog)
+        foundBy = value(.foundBy)
         isDraft = value(.isDraft)
         isPaid = value(.isPaid)
         duration = value(.duration)
@@ -284,7 +287,7 @@ extension Store {
                e.copies_available, e.copies_total, e.in_catalog, e.is_draft, e.is_paid, e.has_local_copy,
                EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow'),
                l.kind, l.since, l.until, l.holds_position, l.holds_total, l.copies_total, l.copies_available, l.revoke_url,
-               e.duration, e.series_name, e.series_position, e.series_url
+               e.duration, e.series_name, e.series_position, e.series_url, e.found_by
         FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
         """
 
@@ -294,9 +297,10 @@ extension Store {
     {
         var conditions = ["e.library_id = ?"]
         var arguments: [any DatabaseValueConvertible] = [library.id]
-        if !filter.includeRemoved {
-            conditions.append("(e.in_catalog = 1 OR l.kind IS NOT NULL OR e.state != 'new')")
-        }
+        // A title only browse or search found is not the catalog's, nor removed from it: listed once acted on.
+        conditions.append(filter.includeRemoved
+            ? "(e.found_by IS NULL OR l.kind IS NOT NULL OR e.state != 'new')"
+            : "(e.in_catalog = 1 OR l.kind IS NOT NULL OR e.state != 'new')")
         if let state = filter.state {
             conditions.append("e.state = ?")
             arguments.append(state.rawValue)
@@ -431,7 +435,7 @@ extension Store {
                 lastSyncAt: library.lastSyncAt, lastSyncOKAt: library.lastSyncOKAt,
                 lastSyncStatus: library.lastSyncStatus, lastSyncMessage: library.lastSyncMessage, states: states,
                 titles: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1"),
-                removed: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 0"),
+                removed: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 0 AND found_by IS NULL"),
                 loans: try Self.shelfCounts(db, libraryID: library.id).loans,
                 holds: try Self.shelfCounts(db, libraryID: library.id).holds,
                 lastChanges: changes)

@@ -41,12 +41,14 @@ final class EntryApplier {
         var lifecycle: Lifecycle
         var updated: String?
         var availabilityStatus: String?
+        /// Set while the title is known only from `shelf browse` or `shelf search`.
+        var foundBy: FoundBy?
     }
 
     private func stored(_ entryID: String) throws -> Stored? {
         var statement = try HotStatement(db, """
             SELECT id, content_hash, change_hash, page_id, in_catalog, state, has_local_copy, updated,
-                   availability_status
+                   availability_status, found_by
             FROM edition WHERE library_id = ? AND entry_id = ?
             """)
         statement.reset()
@@ -60,7 +62,8 @@ final class EntryApplier {
             id: statement.int64(0), contentHash: statement.int64(1), changeHash: statement.int64(2),
             pageID: statement.isNull(3) ? nil : statement.int64(3), inCatalog: statement.int64(4) != 0,
             lifecycle: Lifecycle(state: state, hasLocalCopy: statement.int64(6) != 0),
-            updated: statement.string(7), availabilityStatus: statement.string(8))
+            updated: statement.string(7), availabilityStatus: statement.string(8),
+            foundBy: statement.string(9).flatMap(FoundBy.init(rawValue:)))
     }
 
     /// Applies one entry seen on page `pageID`.
@@ -72,27 +75,60 @@ final class EntryApplier {
             return .added
         }
         guard try markSeen(old.id) else { return .duplicate }
-        var outcome = EntryOutcome.unchanged
-        if old.contentHash != record.contentHash {
-            let oldLinks = old.changeHash != record.changeHash ? try links(of: old.id) : []
-            try update(old.id, record, pageID: pageID)
-            outcome = .refreshed
-            if old.changeHash != record.changeHash {
-                outcome = .changed
-                try recordChange(old, oldLinks: oldLinks, record)
-            } else if old.availabilityStatus != record.availability?.status {
-                try event(old.id, .availability, "\(old.availabilityStatus ?? "none") → \(record.availability?.status ?? "none")")
-            }
-        } else if old.pageID != pageID {
-            try db.cachedStatement(sql: "UPDATE edition SET page_id = ? WHERE id = ?").execute(arguments: [pageID, old.id])
-        }
-        if !old.inCatalog {
+        var outcome = try refresh(old, with: record, pageID: pageID)
+        if old.foundBy != nil {
+            // Browse or search showed it before a sync saw it: from now on it is simply part of the catalog.
+            try db.cachedStatement(sql: """
+                UPDATE edition SET in_catalog = 1, removed_at = NULL, found_by = NULL, found_at = NULL WHERE id = ?
+                """).execute(arguments: [old.id])
+            if outcome != .changed { outcome = .added }
+        } else if !old.inCatalog {
             try db.cachedStatement(sql: "UPDATE edition SET in_catalog = 1, removed_at = NULL WHERE id = ?")
                 .execute(arguments: [old.id])
             try event(old.id, .restored, "back in the catalog")
             if outcome != .changed { outcome = .restored }
         }
         return outcome
+    }
+
+    /// Writes what changed in a stored edition, the way a sync does; `pageID` nil keeps the edition's page.
+    private func refresh(_ old: Stored, with record: EntryRecord, pageID: Int64?) throws -> EntryOutcome {
+        guard old.contentHash != record.contentHash else {
+            if let pageID, old.pageID != pageID {
+                try db.cachedStatement(sql: "UPDATE edition SET page_id = ? WHERE id = ?").execute(arguments: [pageID, old.id])
+            }
+            return .unchanged
+        }
+        let oldLinks = old.changeHash != record.changeHash ? try links(of: old.id) : []
+        try update(old.id, record, pageID: pageID ?? old.pageID)
+        if old.changeHash != record.changeHash {
+            try recordChange(old, oldLinks: oldLinks, record)
+            return .changed
+        }
+        if old.availabilityStatus != record.availability?.status {
+            try event(old.id, .availability, "\(old.availabilityStatus ?? "none") → \(record.availability?.status ?? "none")")
+        }
+        return .refreshed
+    }
+
+    /// Records an entry `shelf browse` or `shelf search` showed, so its id can be acted on before any sync; returns
+    /// the edition's row id.
+    ///
+    /// A title a sync stored (or the loans feed brought) is left as it is: syncs own the catalog. A title found
+    /// before is refreshed from the entry and its time of finding renewed; a new one is stored off the catalog.
+    func applyFound(_ record: EntryRecord, by finder: FoundBy) throws -> Int64 {
+        guard let old = try stored(record.entry.id) else {
+            let id = try insert(record, pageID: nil)
+            try db.cachedStatement(sql: "UPDATE edition SET in_catalog = 0, found_by = ?, found_at = ? WHERE id = ?")
+                .execute(arguments: [finder.rawValue, now, id])
+            try event(id, .found, finder.eventDetail)
+            return id
+        }
+        guard old.foundBy != nil else { return old.id }
+        _ = try refresh(old, with: record, pageID: nil)
+        try db.cachedStatement(sql: "UPDATE edition SET found_by = ?, found_at = ? WHERE id = ?")
+            .execute(arguments: [finder.rawValue, now, old.id])
+        return old.id
     }
 
     /// Counts every edition last seen on `pageID` as present (the page answered 304).
@@ -107,6 +143,9 @@ final class EntryApplier {
     }
 
     /// Marks editions in the catalog but not seen this sync as removed; returns their titles.
+    ///
+    /// Titles only browse or search found are not part of the catalog, so never marked removed: those the patron
+    /// never acted on are forgotten once no browse or search has shown them for `FoundBy.lifetime`.
     func removeUnseen() throws -> [String] {
         let rows = try Row.fetchAll(db, sql: """
             SELECT id, title FROM edition
@@ -118,7 +157,25 @@ final class EntryApplier {
                 sql: "UPDATE edition SET in_catalog = 0, removed_at = ? WHERE id = ?", arguments: [now, id])
             try event(id, .removed, "no longer in the catalog")
         }
+        _ = try forgetStaleFinds(before: now - FoundBy.lifetime)
         return rows.map { $0[1] }
+    }
+
+    /// Deletes the titles only browse or search found, last shown before `cutoff`, that the patron never acted on:
+    /// no loan or hold, no download (queued, begun or done), no state or loan event in their history.
+    func forgetStaleFinds(before cutoff: Double) throws -> Int {
+        let acts = EventKind.patronActs.map { "'\($0.rawValue)'" }.joined(separator: ", ")
+        try db.execute(sql: """
+            DELETE FROM edition
+            WHERE library_id = ? AND found_by IS NOT NULL AND in_catalog = 0 AND found_at < ?
+              AND state = 'new' AND has_local_copy = 0
+              AND NOT EXISTS (SELECT 1 FROM loan l WHERE l.edition_id = edition.id)
+              AND NOT EXISTS (SELECT 1 FROM download_queue q WHERE q.edition_id = edition.id)
+              AND NOT EXISTS (SELECT 1 FROM fulfilment f WHERE f.edition_id = edition.id)
+              AND NOT EXISTS (SELECT 1 FROM part p WHERE p.edition_id = edition.id)
+              AND NOT EXISTS (SELECT 1 FROM event ev WHERE ev.edition_id = edition.id AND ev.kind IN (\(acts)))
+            """, arguments: [libraryID, cutoff])
+        return db.changesCount
     }
 
     /// How many editions are in the catalog now.
@@ -216,7 +273,7 @@ final class EntryApplier {
         return id
     }
 
-    private func update(_ id: Int64, _ record: EntryRecord, pageID: Int64) throws {
+    private func update(_ id: Int64, _ record: EntryRecord, pageID: Int64?) throws {
         var statement = try HotStatement(db, Self.updateSQL)
         statement.reset()
         bindColumns(record, to: &statement)

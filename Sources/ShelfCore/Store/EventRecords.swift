@@ -14,6 +14,8 @@ enum EventKind: String, DatabaseValueConvertible {
     case loan, hold
     case holdReady = "hold-ready"
     case ended
+    /// `shelf browse` or `shelf search` showed the title before any sync saw it in the catalog.
+    case found
 
     /// The event for the patron's new standing at the library.
     init(_ entitlement: Entitlement) {
@@ -23,6 +25,10 @@ enum EventKind: String, DatabaseValueConvertible {
         case .loan, .free, .none: self = .loan
         }
     }
+
+    /// The kinds that record something the patron did or has at the library (a loan, a hold, a download):
+    /// a title with any of them in its history is never forgotten.
+    static let patronActs: [EventKind] = [.state, .loan, .hold, .holdReady, .ended]
 }
 
 /// A line of an edition's history (table `event`): the one place it is written.

@@ -304,7 +304,15 @@ enum Migrations {
                 UPDATE feed_page SET etag = NULL, last_modified = NULL;
                 """)
         }
-        migrator.registerMigration("v13-crawl-bounds") { db in
+        migrator.registerMigration("v10-titles-found-by-browse-and-search") { db in
+            // A title `shelf browse` or `shelf search` showed before any sync saw it: `found_by` says which
+            // ('browse', 'search'), `found_at` when it was last shown. A sync that sees it in the catalog clears both.
+            try db.execute(sql: """
+                ALTER TABLE edition ADD COLUMN found_by TEXT;
+                ALTER TABLE edition ADD COLUMN found_at REAL;
+                """)
+        }
+        migrator.registerMigration("v11-crawl-bounds") { db in
             try db.execute(sql: """
                 -- How deep and how wide a sync may crawl a navigation catalog; NULL takes shelf's defaults.
                 ALTER TABLE library ADD COLUMN crawl_depth INTEGER;

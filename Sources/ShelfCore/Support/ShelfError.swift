@@ -48,6 +48,8 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case needsSignIn = 89
     /// The URL is not an OPDS catalog (an HTML page, a 404, JSON that is not OPDS), or leads to no title at all.
     case notACatalog = 90
+    /// The library's catalog offers no search (`shelf search`).
+    case noSearch = 91
     /// `shelf export` could not write its file: FFmpeg failed to read a part or write the m4b.
     case exportFailed = 92
     /// The server has no page at the URL asked for (404, 410): the library's URL is wrong or has moved.
