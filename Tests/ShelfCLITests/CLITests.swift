@@ -112,13 +112,13 @@ extension CLIFixture {
         let fixture = try await CLIFixture()
         let sync = try await fixture.shelf.run(["sync"])
         #expect(sync.status == 0)
-        #expect(sync.stdout == "23 new, 0 updated, 0 removed\n")
+        #expect(sync.stdout == "27 new, 0 updated, 0 removed\n")
         #expect(sync.stderr.isEmpty)
 
         let list = try await fixture.shelf.run(["list"])
         #expect(list.status == 0)
         let lines = list.stdout.split(separator: "\n")
-        #expect(lines.count == 24)
+        #expect(lines.count == 28)
         #expect(lines[0].hasPrefix("ID"))
         #expect(lines.contains { $0.contains("Pride and Prejudice") && $0.contains("Jane Austen") && $0.contains("New") })
         // Not a terminal: no escape sequences.
@@ -134,7 +134,7 @@ extension CLIFixture {
         _ = try await fixture.shelf.run(["sync", "--quiet"])
         let all = try await fixture.shelf.run(["list", "--json"])
         let editions = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(all.stdout.utf8))
-        #expect(editions.count == 23)
+        #expect(editions.count == 27)
         #expect(editions.allSatisfy { $0.state == .new })
         let moby = try #require(editions.first { $0.title == "Moby Dick" })
         #expect(moby.actions == [.reserve])
@@ -332,9 +332,9 @@ extension CLIFixture {
         defer { shelf.cleanUp() }
         let demo = try await shelf.run(["demo"])
         #expect(demo.status == 0, "\(demo.stderr)")
-        #expect(demo.stdout.contains(": synced 6 pages — 23 new, 0 updated, 0 removed."))
+        #expect(demo.stdout.contains(": synced 7 pages — 27 new, 0 updated, 0 removed."))
         #expect(demo.stdout.contains("Pride and Prejudice"))
-        #expect(demo.stdout.contains("States: New 23 ·"))
+        #expect(demo.stdout.contains("States: New 27 ·"))
         // Run again: the library is re-pointed at the new port and nothing is new.
         let again = try await shelf.run(["demo"])
         #expect(again.stdout.contains("0 new, 0 updated, 0 removed"))

@@ -42,3 +42,17 @@ extension DemoState {
         return archive.finished()
     }
 }
+
+extension DemoState {
+    /// Serves `bytes` as a single-file work's file from now on (a damaged file, a hostile zip), for the client's tests.
+    public func replaceSingleFile(_ id: String, with bytes: [UInt8]) throws {
+        guard let file = catalog.title(id: id)?.singleFile else { throw DemoLibraryError.unknownTitle(id) }
+        packages["\(id)/\(file.fileName)"] = ByteBuffer(bytes: bytes)
+    }
+
+    /// Requests for a single-file work's file so far.
+    public func singleFileRequestCount(_ id: String) -> Int {
+        guard let file = catalog.title(id: id)?.singleFile else { return 0 }
+        return stats.partRequests["\(id)/\(file.fileName)"] ?? 0
+    }
+}

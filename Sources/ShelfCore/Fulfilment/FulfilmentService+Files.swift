@@ -179,8 +179,9 @@ extension FulfilmentService {
             }
             let (p, q) = (x.text.lowercased(), y.text.lowercased())
             if p != q { return p < q }
-            return x.text < y.text
         }
-        return a.count != b.count ? a.count < b.count : a < b
+        // Equal but for case or leading zeros: fewer chunks first, then byte order, so the order is total.
+        let (p, q) = (chunks(a).count, chunks(b).count)
+        return p != q ? p < q : a < b
     }
 }
