@@ -197,14 +197,14 @@ extension CLIFixture {
         #expect(status.status == 0)
         #expect(status.stdout.contains("demo — Shelf Demo Library"))
         #expect(status.stdout.contains("ok: 0 new, 1 updated, 1 removed"))
-        #expect(status.stdout.contains("Titles: 22 in the catalog, 1 removed"))
-        #expect(status.stdout.contains("New 22 ·"))
+        #expect(status.stdout.contains("Titles: 26 in the catalog, 1 removed"))
+        #expect(status.stdout.contains("New 26 ·"))
         #expect(status.stdout.contains("changed      The Time Machine — updated"))
         #expect(status.stdout.contains("removed      Little Women — no longer in the catalog"))
 
         let json = try await fixture.shelf.run(["status", "--json"])
         let report = try JSONDecoder.iso.decode(StatusReport.self, from: Data(json.stdout.utf8))
-        #expect(report.states["new"] == 22)
+        #expect(report.states["new"] == 26)
         #expect(report.states.count == LifecycleState.allCases.count)
         await fixture.finish()
     }

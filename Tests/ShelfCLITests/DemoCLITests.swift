@@ -57,7 +57,7 @@ import Testing
         #expect(second.status == 0, "\(second.stderr)")
         let secondURL = try #require(Self.url(in: second.stdout), "\(second.stdout)")
         #expect(try await Self.storedURL(shelf) == secondURL.absoluteString)
-        #expect(second.stdout.contains(": synced 6 pages — 0 new, "), "\(second.stdout)")
+        #expect(second.stdout.contains(": synced 7 pages — 0 new, "), "\(second.stdout)")
         let libraries = try await shelf.run(["library", "list", "--json"])
         #expect(try JSONDecoder.iso.decode([Library].self, from: Data(libraries.stdout.utf8)).count == 1)
     }
