@@ -137,6 +137,7 @@ public final class DemoLibraryServer: Sendable {
         BrowseRoutes.add(to: router, state: state)
         LoansRoutes.add(to: router, state: state, configuration: configuration)
         FulfilmentRoutes.add(to: router, state: state, configuration: configuration)
+        FileRoutes.add(to: router, state: state)
         AnnotationRoutes.add(to: router, state: state, configuration: configuration)
         AdminRoutes.add(to: router, state: state)
         // Quiet by default: the executable's stdout carries only its "listening on" line.

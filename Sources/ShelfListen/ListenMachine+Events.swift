@@ -12,6 +12,8 @@ extension ListenMachine {
         var state: Player.State
         /// The part the player waits for while its file downloads.
         var bufferingPart: Int?
+        /// The parts whose files could not be opened at all.
+        var unopenable: Set<Int> = []
     }
 
     /// Something that happened to the session.

@@ -25,6 +25,13 @@ extension ListenMachine {
         return "part \(part + 1) is not on this computer and cannot be downloaded now (\(reason)); the position is saved"
     }
 
+    /// Why the book stopped before its end: its last part (and any before it skipped) could not be opened.
+    func unplayableText(part: Int) -> String {
+        let id = book.summary.shortID
+        return "part \(part + 1) of \(book.summary.title) cannot be played: its file is damaged or not audio; "
+            + "it is not marked finished (`shelf archive \(id)`, then `shelf download \(id)`, fetches it again)"
+    }
+
     func stoppedLine(_ outcome: ListenOutcome, at here: PlaybackPosition) -> String {
         if outcome == .finished { return "Finished \(book.summary.title)." }
         let time = timeline.bookTime(here)

@@ -218,6 +218,13 @@ struct ListenMachine {
         }
         if state == .finished && !finished {
             finished = true
+            // The player ran out of parts by skipping ones it could not open: the end was never heard.
+            if let last = book.parts.indices.last, player.unopenable.contains(last) {
+                let text = unplayableText(part: last)
+                guard screen else { return effects + [.errorLine("shelf: \(text)")] + end(.partUnavailable(.playbackFailed)) }
+                show(text, seconds: 3600)
+                return effects + save(force: true) + [.redraw]
+            }
             effects += save(force: true, finished: true) + push()
             guard screen else { return effects + end(.finished) }
             show("The end. Press space to hear it again, q to quit.", seconds: 3600)

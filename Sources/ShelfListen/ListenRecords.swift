@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCore
+import ShelfPlayback
 
 /// Every call `shelf listen` makes to the store, in one place: the title and its parts, the saved state at the start,
 /// and the positions, speed and bookmarks written as the patron listens.
@@ -23,8 +24,35 @@ struct ListenRecords {
         edition = try store.resolveEdition(query, in: library)
     }
 
-    /// The title's summary and its parts where `home` keeps them (none before the manifest is known).
-    func audiobook() throws -> Audiobook { try store.audiobook(edition, home: home) }
+    /// The title's summary and its parts where `home` keeps them (none before the manifest is known). A book whose
+    /// manifest has no table of contents (a single file, a zip of files) takes its chapters from the files once they
+    /// are all on disk, and keeps them in the store so `shelf show` and later sessions have them without reading.
+    func audiobook() throws -> Audiobook {
+        var book = try store.audiobook(edition, home: home)
+        guard !book.hasTableOfContents, !book.parts.isEmpty, book.isComplete else { return book }
+        let chapters = Self.embeddedChapters(of: book.parts)
+        guard !chapters.isEmpty else { return book }
+        if try store.saveChapters(chapters, of: edition) { return try store.audiobook(edition, home: home) }
+        book.useChapters(chapters)
+        return book
+    }
+
+    /// The chapters the part files declare, by part and offset; a part that declares none (or cannot be opened) is
+    /// one chapter. Empty when no part declares any, so the book keeps one chapter per part.
+    static func embeddedChapters(of parts: [Audiobook.Part]) -> [(title: String, part: Int, offset: Double)] {
+        var found = false
+        var chapters: [(title: String, part: Int, offset: Double)] = []
+        for part in parts {
+            let inPart = (try? EmbeddedChapters.read(part.file)) ?? []
+            if inPart.isEmpty {
+                chapters.append((part.title ?? "Part \(part.index + 1)", part.index, 0))
+            } else {
+                found = true
+                chapters += inPart.map { ($0.title, part.index, $0.start) }
+            }
+        }
+        return found ? chapters : []
+    }
 
     func listeningState() throws -> ListeningState { try store.listeningState(of: edition) }
 

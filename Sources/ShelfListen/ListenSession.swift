@@ -168,7 +168,9 @@ final class ListenSession {
 
     /// What the player reports now.
     private func snapshot() -> ListenMachine.Snapshot {
-        ListenMachine.Snapshot(now: clock(), position: player.position, state: player.state, bufferingPart: player.bufferingPart)
+        ListenMachine.Snapshot(
+            now: clock(), position: player.position, state: player.state, bufferingPart: player.bufferingPart,
+            unopenable: player.unopenableParts)
     }
 
     /// The parts whose files are on disk now, by index.

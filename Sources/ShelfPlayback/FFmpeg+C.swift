@@ -22,6 +22,35 @@ enum FFmpeg {
     }
 }
 
+/// The chapters a file's container declares (m4b chapter atoms, ID3v2 CHAP frames, Vorbis/Opus CHAPTERxx comments),
+/// as libavformat exposes them in `AVFormatContext.chapters`. The corresponding C functions are
+/// `avformat_open_input` and `avformat_find_stream_info`.
+enum FFmpegChapters {
+    /// Title (nil when the chapter has none), start and end in seconds, in the order the file lists them; an end the
+    /// file does not give is nil.
+    static func read(path: String) throws -> (chapters: [(title: String?, start: Double, end: Double?)], duration: Double?) {
+        _ = FFmpeg.quietLogging
+        var format: UnsafeMutablePointer<AVFormatContext>?
+        try FFmpeg.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
+        defer { avformat_close_input(&format) }
+        try FFmpeg.check(avformat_find_stream_info(format, nil), "read the streams of \(path)")
+        guard let context = format?.pointee else { return ([], nil) }
+        let duration = context.duration != FFmpeg.noTimestamp && context.duration > 0
+            ? Double(context.duration) / 1_000_000 : nil
+        var chapters: [(title: String?, start: Double, end: Double?)] = []
+        for index in 0..<Int(context.nb_chapters) {
+            guard let chapter = context.chapters[index]?.pointee else { continue }
+            let base = av_q2d(chapter.time_base)
+            let title = av_dict_get(chapter.metadata, "title", nil, 0).flatMap { entry in
+                entry.pointee.value.map { String(cString: $0) }
+            }
+            let end = chapter.end != FFmpeg.noTimestamp && chapter.end > chapter.start ? Double(chapter.end) * base : nil
+            chapters.append((title, Double(chapter.start) * base, end))
+        }
+        return (chapters, duration)
+    }
+}
+
 /// An opened file's audio stream, its decoder and resampler. The corresponding C functions are
 /// `avformat_open_input`, `avcodec_send_packet`/`avcodec_receive_frame` and `swr_convert`.
 final class FFmpegAudioInput {

@@ -68,6 +68,7 @@ public final class Player: @unchecked Sendable {
     private var threadsRunning = 0
     private var failure: PlaybackError?
     private var problems: [String] = []
+    private var unopenable: Set<Int> = []
     /// The part the decoder waits for, while its file is not ready.
     private var waitingFor: Int?
     private var gain = 1.0
@@ -114,6 +115,9 @@ public final class Player: @unchecked Sendable {
         get { condition.withLock { gain } }
         set { condition.withLock { gain = min(1, max(0, newValue)) } }
     }
+
+    /// The parts whose files FFmpeg could not open (damaged, or not audio at all), so far.
+    public var unopenableParts: Set<Int> { condition.withLock { unopenable } }
 
     /// Messages about parts that could not be played and were skipped, since the last call; clears them.
     public func takeProblems() -> [String] {
@@ -342,6 +346,7 @@ public final class Player: @unchecked Sendable {
                 return .opened(index: index, decoder: try AudioDecoder(path: parts[index]))
             } catch {
                 record(error, part: index)
+                condition.withLock { _ = unopenable.insert(index) }
                 index += 1
             }
         }

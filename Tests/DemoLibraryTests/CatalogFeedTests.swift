@@ -34,13 +34,16 @@ import Testing
 
     @Test func builtInCatalogHasEveryKindOfTitle() async throws {
         let titles = try DemoCatalog.builtIn().titles
-        #expect((20...25).contains(titles.count))
+        #expect((25...30).contains(titles.count))
         #expect(titles.contains { $0.license.openAccess && $0.medium == .audiobook })
         #expect(titles.contains { $0.license.openAccess && $0.medium == .ebook })
         #expect(titles.contains { !$0.license.openAccess && $0.license.copiesAvailable > 0 && $0.price == nil })
         #expect(titles.contains { !$0.license.openAccess && $0.license.copiesAvailable == 0 && $0.license.holdsTotal > 0 })
         #expect(titles.filter(\.draft).count == 1)
         #expect(titles.filter { $0.price != nil }.count == 1)
+        // Single files with their chapters inside, offered with no circulation markup (as calibre does).
+        #expect(Set(titles.compactMap(\.singleFile?.format)) == Set(SingleFile.Format.allCases))
+        #expect(titles.compactMap(\.singleFile).allSatisfy { $0.chapters.count >= 3 })
         #expect(titles.allSatisfy { $0.id.hasPrefix("urn:uuid:") || $0.id.hasPrefix("urn:isbn:") })
         #expect(Set(titles.map(\.id)).count == titles.count)
     }

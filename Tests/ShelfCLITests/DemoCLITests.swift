@@ -57,7 +57,7 @@ import Testing
         #expect(second.status == 0, "\(second.stderr)")
         let secondURL = try #require(Self.url(in: second.stdout), "\(second.stdout)")
         #expect(try await Self.storedURL(shelf) == secondURL.absoluteString)
-        #expect(second.stdout.contains(": synced 6 pages — 0 new, "), "\(second.stdout)")
+        #expect(second.stdout.contains(": synced 7 pages — 0 new, "), "\(second.stdout)")
         let libraries = try await shelf.run(["library", "list", "--json"])
         #expect(try JSONDecoder.iso.decode([Library].self, from: Data(libraries.stdout.utf8)).count == 1)
     }
@@ -104,7 +104,7 @@ extension DemoCLITests {
         // Its own first sync completes at once, before it says the library is ready.
         _ = try await offloaded { try tmux.waitFor("press Ctrl-C", timeout: 20) }
         let screen = try await offloaded { try tmux.run(["capture-pane", "-p", "-S", "-100", "-t", "0"], output: true) }
-        #expect(screen.contains(": synced 6 pages — 23 new, 0 updated, 0 removed."), "\(screen)")
+        #expect(screen.contains(": synced 7 pages — 27 new, 0 updated, 0 removed."), "\(screen)")
         #expect(!screen.contains("shelf:"), "\(screen)")
         let url = try #require(Self.url(in: screen), "\(screen)")
         #expect(try await Self.storedURL(shelf) == url.absoluteString)

@@ -60,6 +60,8 @@ actor DemoAudio {
     let ffmpegPath: String?
     let partSeconds: Int?
     private var generation: Task<[AudioRecipe: AudioClip], any Error>?
+    /// Single-file audiobooks made or being made, by recipe.
+    var singleFiles: [SingleFileRecipe: Task<AudioClip, any Error>] = [:]
 
     init(directory: URL?, ffmpegPath: String?, partSeconds: Int? = nil) {
         self.partSeconds = partSeconds
@@ -81,35 +83,45 @@ actor DemoAudio {
     private static func generate(
         _ recipes: [AudioRecipe], into directory: URL, ffmpeg configured: String?
     ) async throws -> [AudioRecipe: AudioClip] {
-        let tools = try locateTools(configured)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         var clips: [AudioRecipe: AudioClip] = [:]
         for recipe in recipes {
-            let file = directory.appendingPathComponent(recipe.fileName)
-            let durationFile = file.appendingPathExtension("duration")
-            if let bytes = try? Data(contentsOf: file), !bytes.isEmpty,
-               let text = try? String(contentsOf: durationFile, encoding: .utf8),
-               let duration = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                clips[recipe] = AudioClip(bytes: Array(bytes), duration: duration)
-                continue
+            clips[recipe] = try await cached(directory.appendingPathComponent(recipe.fileName), ffmpeg: configured) { tools, scratch in
+                _ = try await run(tools.ffmpeg, recipe.ffmpegArguments + [scratch.path])
             }
-            // Written under a private name and renamed, so concurrent servers never read half a file.
-            let scratch = directory.appendingPathComponent(".\(UUID().uuidString)-\(recipe.fileName)")
-            defer { try? FileManager.default.removeItem(at: scratch) }
-            _ = try await run(tools.ffmpeg, recipe.ffmpegArguments + [scratch.path])
-            let probe = try await run(tools.ffprobe, [
-                "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", scratch.path,
-            ])
-            guard let duration = Double(probe.trimmingCharacters(in: .whitespacesAndNewlines)) else {
-                throw DemoAudioError(description: "ffprobe gave no duration for \(recipe.fileName): \(probe)")
-            }
-            let bytes = try Data(contentsOf: scratch)
-            try Data(String(duration).utf8).write(to: durationFile, options: .atomic)
-            // rename(2) replaces atomically; another server may have put the same bytes there first.
-            _ = rename(scratch.path, file.path)
-            clips[recipe] = AudioClip(bytes: Array(bytes), duration: duration)
         }
         return clips
+    }
+
+    /// The clip in `file` with its measured duration beside it, or, when not cached yet, made by `make` into a
+    /// scratch file, measured with ffprobe and renamed into place.
+    static func cached(
+        _ file: URL, ffmpeg configured: String?,
+        make: @Sendable ((ffmpeg: String, ffprobe: String), URL) async throws -> Void
+    ) async throws -> AudioClip {
+        let durationFile = file.appendingPathExtension("duration")
+        if let bytes = try? Data(contentsOf: file), !bytes.isEmpty,
+           let text = try? String(contentsOf: durationFile, encoding: .utf8),
+           let duration = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            return AudioClip(bytes: Array(bytes), duration: duration)
+        }
+        let tools = try locateTools(configured)
+        let directory = file.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        // Written under a private name and renamed, so concurrent servers never read half a file.
+        let scratch = directory.appendingPathComponent(".\(UUID().uuidString)-\(file.lastPathComponent)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try await make(tools, scratch)
+        let probe = try await run(tools.ffprobe, [
+            "-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", scratch.path,
+        ])
+        guard let duration = Double(probe.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw DemoAudioError(description: "ffprobe gave no duration for \(file.lastPathComponent): \(probe)")
+        }
+        let bytes = try Data(contentsOf: scratch)
+        try Data(String(duration).utf8).write(to: durationFile, options: .atomic)
+        // rename(2) replaces atomically; another server may have put the same bytes there first.
+        _ = rename(scratch.path, file.path)
+        return AudioClip(bytes: Array(bytes), duration: duration)
     }
 
     private static func locateTools(_ configured: String?) throws -> (ffmpeg: String, ffprobe: String) {
@@ -133,7 +145,7 @@ actor DemoAudio {
     }
 
     /// Runs a tool to completion without holding a thread of the concurrency pool; returns its stdout.
-    private static func run(_ executable: String, _ arguments: [String]) async throws -> String {
+    static func run(_ executable: String, _ arguments: [String]) async throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments

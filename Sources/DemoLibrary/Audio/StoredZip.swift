@@ -1,14 +1,18 @@
 import CZlib
 
 /// Writes a zip archive of stored (uncompressed) entries, which is all an audiobook package needs:
-/// MP3 does not compress, and every reader understands method 0.
-struct StoredZip {
+/// MP3 does not compress, and every reader understands method 0. Public so tests can build hostile archives (a
+/// `../` path) to serve with `DemoState.replaceSingleFile`.
+public struct StoredZip {
     private var bytes: [UInt8] = []
     private var central: [UInt8] = []
     private var count = 0
 
-    /// Appends one file.
-    mutating func add(_ name: String, _ data: [UInt8]) {
+    /// An empty archive.
+    public init() {}
+
+    /// Appends one file; the name is written as given, unchecked.
+    public mutating func add(_ name: String, _ data: [UInt8]) {
         let nameBytes = Array(name.utf8)
         let crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
         let offset = UInt32(bytes.count)
@@ -29,7 +33,7 @@ struct StoredZip {
     }
 
     /// The finished archive: entries, central directory, end record.
-    func finished() -> [UInt8] {
+    public func finished() -> [UInt8] {
         var end: [UInt8] = []
         end.le32(0x0605_4b50); end.le16(0); end.le16(0)
         end.le16(UInt16(count)); end.le16(UInt16(count))

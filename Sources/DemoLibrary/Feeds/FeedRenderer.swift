@@ -127,10 +127,14 @@ struct FeedRenderer: Sendable {
         into out: inout String
     ) {
         let workPath = base + "works/" + percentEncoded(t.id)
-        let additionalType = t.medium == .audiobook ? "http://bib.schema.org/Audiobook" : "http://schema.org/EBook"
-        out += namespaces
-            ? "<entry \(Self.namespaces) schema:additionalType=\"\(additionalType)\">\n"
-            : "  <entry schema:additionalType=\"\(additionalType)\">\n"
+        // A single audio file says what it is by its type, as calibre's entries do; only a zip needs the entry to.
+        let additionalType: String? = if let file = t.singleFile {
+            file.format == .zip ? "http://bib.schema.org/Audiobook" : nil
+        } else {
+            t.medium == .audiobook ? "http://bib.schema.org/Audiobook" : "http://schema.org/EBook"
+        }
+        let typeAttribute = additionalType.map { " schema:additionalType=\"\($0)\"" } ?? ""
+        out += namespaces ? "<entry \(Self.namespaces)\(typeAttribute)>\n" : "  <entry\(typeAttribute)>\n"
         element("title", t.title, into: &out)
         if let subtitle = t.subtitle { element("schema:alternativeHeadline", subtitle, into: &out) }
         if let duration = t.duration { out += "    <dcterms:duration>\(duration)</dcterms:duration>\n" }
@@ -184,6 +188,14 @@ struct FeedRenderer: Sendable {
         let cover = resolve(t.coverPath)
         link(href: cover, rel: "http://opds-spec.org/image", type: "image/png", indent: "    ", into: &out)
         link(href: cover, rel: "http://opds-spec.org/image/thumbnail", type: "image/png", indent: "    ", into: &out)
+        if let file = t.singleFile {
+            // A plain download with no circulation markup at all: free to take, as on calibre or COPS.
+            let href = t.acquisitionHref.map(resolve) ?? base + "files/" + percentEncoded(t.id) + "/" + file.fileName
+            link(href: href, rel: "http://opds-spec.org/acquisition", type: file.format.mediaType, indent: "    ", into: &out)
+            link(href: workPath, rel: "alternate", type: Self.entryType, indent: "    ", into: &out)
+            out += namespaces ? "</entry>\n" : "  </entry>\n"
+            return
+        }
         acquisition(t, context: context, workPath: workPath, into: &out)
         link(href: workPath, rel: "alternate", type: Self.entryType, indent: "    ", into: &out)
         link(href: base + "annotations/" + percentEncoded(t.id), rel: "http://www.w3.org/ns/oa#annotationService",

@@ -114,6 +114,8 @@ public struct DemoTitle: Codable, Sendable, Hashable {
     public var price: Price?
     /// The series the work belongs to.
     public var series: Series?
+    /// Set for works offered as one audio file (or a zip of them) with no circulation markup, as calibre offers them.
+    public var singleFile: SingleFile?
 
     /// Creates a title; only what identifies and describes it is required.
     public init(
@@ -138,7 +140,8 @@ public struct DemoTitle: Codable, Sendable, Hashable {
         license: LicensePool = .openAccess,
         draft: Bool = false,
         price: Price? = nil,
-        series: Series? = nil
+        series: Series? = nil,
+        singleFile: SingleFile? = nil
     ) {
         self.id = id
         self.title = title
@@ -162,12 +165,13 @@ public struct DemoTitle: Codable, Sendable, Hashable {
         self.draft = draft
         self.price = price
         self.series = series
+        self.singleFile = singleFile
     }
 
     private enum CodingKeys: String, CodingKey {
         case id, title, subtitle, authors, narrators, summary, publisher, issued, language, categories
         case audience, distributor, medium, duration, cover, published, updated, acquisitionHref, license
-        case draft, price, series
+        case draft, price, series, singleFile
     }
 
     /// Decodes a title; optional fields take the same defaults as the memberwise initializer.
@@ -195,10 +199,62 @@ public struct DemoTitle: Codable, Sendable, Hashable {
         draft = try c.decodeIfPresent(Bool.self, forKey: .draft) ?? false
         price = try c.decodeIfPresent(Price.self, forKey: .price)
         series = try c.decodeIfPresent(Series.self, forKey: .series)
+        singleFile = try c.decodeIfPresent(SingleFile.self, forKey: .singleFile)
     }
 }
 
 extension DemoTitle {
     /// Where the cover is served, relative to the server root.
     var coverPath: String { cover ?? "covers/\(id).png" }
+}
+
+/// A work offered as one file: an m4b, mp3 or ogg with its chapters inside, or a zip of mp3 files with no manifest.
+public struct SingleFile: Codable, Sendable, Hashable {
+    /// The kind of file.
+    public enum Format: String, Codable, Sendable, Hashable, CaseIterable {
+        /// AAC in MP4, chapters as chapter atoms.
+        case m4b
+        /// MP3 with ID3v2 CHAP/CTOC frames.
+        case mp3
+        /// Vorbis in Ogg with `CHAPTERxx` comments.
+        case ogg
+        /// A zip of MP3 files (one per chapter, named for natural order) and a text file, with no manifest.
+        case zip
+
+        /// The acquisition link's type.
+        public var mediaType: String {
+            switch self {
+            case .m4b: "audio/x-m4b"
+            case .mp3: "audio/mpeg"
+            case .ogg: "audio/ogg"
+            case .zip: "application/zip"
+            }
+        }
+    }
+
+    public var format: Format
+    /// Chapter titles, in order.
+    public var chapters: [String]
+    /// How long each chapter lasts.
+    public var chapterSeconds: Int
+
+    /// A file of `chapters`, each `chapterSeconds` long.
+    public init(format: Format, chapters: [String], chapterSeconds: Int = 2) {
+        self.format = format
+        self.chapters = chapters
+        self.chapterSeconds = chapterSeconds
+    }
+
+    private enum CodingKeys: String, CodingKey { case format, chapters, chapterSeconds }
+
+    /// Decodes a file; absent `chapterSeconds` is 2.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        format = try c.decode(Format.self, forKey: .format)
+        chapters = try c.decode([String].self, forKey: .chapters)
+        chapterSeconds = try c.decodeIfPresent(Int.self, forKey: .chapterSeconds) ?? 2
+    }
+
+    /// The file's name in its link (`book.m4b`, …).
+    public var fileName: String { "book." + format.rawValue }
 }

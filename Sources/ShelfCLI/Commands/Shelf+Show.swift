@@ -18,7 +18,10 @@ extension Shelf {
                 let (store, library) = try global.openLibrary()
                 let detail = try store.edition(id, in: library)
                 if output.json { return try Output.json(detail) }
-                DetailPrinter(detail: detail).print()
+                // The table of contents of a downloaded book: the library's, or the one read from its files.
+                let book = detail.parts.isEmpty ? nil : try? store.audiobook(
+                    try store.resolveEdition(detail.summary.id, in: library), home: global.resolvedHome)
+                DetailPrinter(detail: detail, book: book?.hasTableOfContents == true ? book : nil).print()
             }
         }
     }
@@ -27,6 +30,8 @@ extension Shelf {
 /// Lays out `shelf show` the way a library app's book page does: title, people, facts, then the story.
 struct DetailPrinter {
     let detail: EditionDetail
+    /// The downloaded book, when it has a table of contents to list.
+    var book: Audiobook?
 
     func print() {
         let summary = detail.summary
@@ -95,6 +100,17 @@ struct DetailPrinter {
                 if let reason = part.reason, part.status != .downloaded { status += ": \(reason)" }
                 if let bytes = part.bytes, part.status == .downloaded { status += " (\(bytes / 1024) KB)" }
                 Output.line("  \(String(format: "%3d", part.index + 1))  \(part.title ?? "Part \(part.index + 1)")  \(status)")
+            }
+        }
+        if let book {
+            Output.line()
+            Output.line(Output.bold("Chapters"))
+            var starts: [Double?] = [0]
+            for part in book.parts { starts.append(starts.last!.flatMap { start in part.duration.map { start + $0 } }) }
+            for (index, chapter) in book.chapters.enumerated() {
+                let at = starts[chapter.part].map { Clock.format($0 + chapter.offset) }
+                    ?? "part \(chapter.part + 1), \(Clock.format(chapter.offset))"
+                Output.line("  \(String(format: "%3d", index + 1))  \(at)  \(chapter.title)")
             }
         }
         Output.line()

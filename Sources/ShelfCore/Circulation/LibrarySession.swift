@@ -99,6 +99,13 @@ public final class LibrarySession: Sendable {
         }
     }
 
+    /// The headers `send` would add to a request for `url`: the patron's credentials on the library's host, none
+    /// elsewhere. For transfers that cannot go through `send` (resumable downloads on libcurl's multi interface).
+    public func credentialHeaders(for url: URL) throws -> [String: String] {
+        guard isLibraryHost(url), let sent = try authorization() else { return [:] }
+        return ["Authorization": sent.header]
+    }
+
     /// Erases the credentials the library no longer accepts, and says so.
     private func forgetCredentials() -> CirculationError {
         let wasHTTP = state.withLock { state in

@@ -14,6 +14,10 @@ public enum FulfilmentError: ShelfFailure, Equatable {
     case busy(title: String, pid: Int32?)
     /// `shelf archive` of a title with no local files.
     case nothingToArchive(title: String)
+    /// A part of the reading order is not audio (an HTML page, a PDF): refused before anything is downloaded.
+    case notAudio(title: String, part: Int, reason: String)
+    /// A zip with neither a manifest nor an audio file.
+    case noAudioFiles(title: String)
 
     public var exitCode: ShelfExit {
         switch self {
@@ -21,7 +25,7 @@ public enum FulfilmentError: ShelfFailure, Equatable {
         case .nothingToArchive: .notAllowed
         case .protected: .protectedContent
         case .malformedManifest, .malformedToken: .badData
-        case .noSupportedFormat, .notAudiobook: .protectedContent
+        case .noSupportedFormat, .notAudiobook, .notAudio, .noAudioFiles: .protectedContent
         }
     }
 
@@ -39,6 +43,10 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "another shelf is downloading \(title) now\(pid.map { " (pid \($0))" } ?? ""); try again when it finishes"
         case .nothingToArchive(let title):
             "cannot archive \(title): it has no downloaded files on this computer (`shelf download` fetches them)"
+        case .notAudio(let title, let part, let reason):
+            "\(title) cannot be played: part \(part) of its reading order is not audio (\(reason)); nothing was downloaded"
+        case .noAudioFiles(let title):
+            "the package of \(title) holds neither a manifest.json nor an audio file; shelf plays audiobooks only"
         case .noSupportedFormat(let title, let offered):
             "\(title) is offered only as \(offered.joined(separator: ", ")); shelf can play open and bearer-token audiobooks only"
         }

@@ -31,12 +31,12 @@ public struct DownloadProgress: Sendable, Equatable {
 /// manifest (through a bearer token when the library uses one), downloads the parts, and moves the edition
 /// through Authorising → Downloading → Processing → Downloaded — or back, keeping every byte it has.
 public final class FulfilmentService {
-    private let store: Store
-    private let home: Home
-    private let library: Library
-    private let session: LibrarySession
-    private let http: HTTPClient
-    private let settings: DownloadSettings
+    let store: Store
+    let home: Home
+    let library: Library
+    let session: LibrarySession
+    let http: HTTPClient
+    let settings: DownloadSettings
     private let log: (@Sendable (String) -> Void)?
     /// How many times expired URLs are refetched before giving up.
     private let refetchLimit = 2
@@ -101,6 +101,7 @@ public final class FulfilmentService {
                 try store.applyLifecycle(.failed, to: edition, reason: "download cancelled by the patron")
                 return try report(summary, edition: edition, message: "Cancelled: \(summary.title) was not downloaded.")
             }
+            try Self.refuseNonAudio(manifest, title: summary.title)
             try store.applyLifecycle(.authorised, to: edition, reason: nil)
             let target = bookDirectory(rowID: rowID, staging: isUpdate)
             try recordParts(manifest, edition: edition)
@@ -111,11 +112,13 @@ public final class FulfilmentService {
                     return true
                 }
                 let downloader = PartDownloader(settings: settings, configuration: http.configuration)
-                let parts = wanted.map { part in
-                    DownloadPart(
-                        index: part.index, url: URL(string: part.href)!,
+                let parts = try wanted.map { part in
+                    let url = URL(string: part.href)!
+                    return DownloadPart(
+                        index: part.index, url: url,
                         destination: target.appendingPathComponent(Self.fileName(part)), expectedLength: part.length,
-                        sha256: part.hash?.algorithm == "sha256" ? part.hash?.hex : nil)
+                        sha256: part.hash?.algorithm == "sha256" ? part.hash?.hex : nil,
+                        headers: acquisition.isFile ? try session.credentialHeaders(for: url) : [:])
                 }
                 var lastWrite = Date.distantPast
                 var state = DownloadProgress(
@@ -133,7 +136,8 @@ public final class FulfilmentService {
                 for (index, result) in fresh { results[index] = result }
                 try recordResults(fresh, edition: edition)
                 let expired = fresh.values.contains { if case .expired = $0 { true } else { false } }
-                guard expired, round < refetchLimit else { break }
+                // A single file's link is the catalog's own: fetching it again gives the same link.
+                guard expired, round < refetchLimit, !acquisition.isFile else { break }
                 // Signed URLs or the token lapsed: fetch them again; parts are matched by position and path.
                 log?("part links expired; fetching the manifest again")
                 manifest = try self.manifest(for: acquisition, edition: edition, title: summary.title, refresh: true)
@@ -142,6 +146,8 @@ public final class FulfilmentService {
             let failures = manifest.parts.compactMap { part -> String? in
                 switch results[part.index] {
                 case .complete?: return nil
+                case .expired(let status)? where acquisition.isFile:
+                    return "part \(part.index + 1): the library refused it (\(status)); `shelf login` if it needs a sign-in"
                 case .expired(let status)?: return "part \(part.index + 1): the link expired (\(status))"
                 case .failed(let reason)?: return "part \(part.index + 1): \(reason)"
                 case nil: return "part \(part.index + 1): not attempted"
@@ -202,70 +208,13 @@ public final class FulfilmentService {
     }
 
     static func fileName(_ part: AudiobookManifest.Part) -> String {
-        let ext = URL(string: part.href).map { $0.pathExtension.lowercased() }.flatMap { $0.isEmpty || $0.count > 5 ? nil : $0 }
-            ?? (part.type?.contains("mp4") == true ? "m4a" : "mp3")
+        let ext = URL(string: part.href).map { $0.pathExtension.lowercased() }.flatMap { AudioTypes.audioExtensions.contains($0) ? $0 : nil }
+            ?? AudioTypes.fileExtension(forType: part.type)
         return String(format: "part-%03d.", part.index + 1) + ext
     }
 
-    private static func megabytes(_ bytes: Int64) -> String {
+    static func megabytes(_ bytes: Int64) -> String {
         bytes < 1_048_576 ? "\(max(1, bytes / 1024)) KB" : String(format: "%.1f MB", Double(bytes) / 1_048_576)
-    }
-
-    /// A packaged audiobook: the zip is downloaded (resumably) like a part, then extracted safely into place.
-    private func downloadPackage(_ route: Route, summary: EditionSummary, edition: EditionRef, isUpdate: Bool) throws
-        -> DownloadReport
-    {
-        let rowID = edition.rowID
-        let (location, token) = try resolve(route)
-        try store.applyLifecycle(.authorised, to: edition, reason: nil)
-        let archive = home.temporary.appendingPathComponent("package-\(library.id)-\(rowID).zip")
-        var headers: [String: String] = [:]
-        if let token { headers["Authorization"] = "Bearer \(token.accessToken)" }
-        let results = try PartDownloader(settings: settings, configuration: http.configuration).run(
-            [DownloadPart(index: 0, url: location, destination: archive, headers: headers)])
-        guard case .complete? = results[0] else {
-            let reason: String
-            switch results[0] {
-            case .failed(let text)?: reason = "the package did not download: \(text)"
-            case .expired(let status)?: reason = "the package link expired (\(status))"
-            default: reason = "the package did not download"
-            }
-            try store.applyLifecycle(.failed, to: edition, reason: reason)
-            return try report(summary, edition: edition, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
-        }
-        try store.applyLifecycle(.transferFinished, to: edition, reason: nil)
-        let target = home.files(library: library.id, edition: rowID)
-        do {
-            _ = try ArchiveExtractor().extract(archive, into: target)
-        } catch {
-            try? FileManager.default.removeItem(at: archive)
-            throw error
-        }
-        try? FileManager.default.removeItem(at: archive)
-        guard let manifestFile = ArchiveExtractor().packagedManifest(in: target),
-            let data = try? Data(contentsOf: manifestFile)
-        else {
-            throw FulfilmentError.malformedManifest(url: location.absoluteString, reason: "the package has no manifest.json")
-        }
-        let manifest = try AudiobookManifest.parse(data, url: manifestFile)
-        if let scheme = manifest.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme.rawValue) }
-        let base = target.standardizedFileURL.path + "/"
-        let parts = try manifest.parts.map { part -> PartRecord in
-            let path = URL(string: part.href)?.standardizedFileURL.path ?? part.href
-            guard path.hasPrefix(base), FileManager.default.fileExists(atPath: path) else {
-                throw FulfilmentError.malformedManifest(
-                    url: location.absoluteString, reason: "part \(part.index + 1) is not in the package")
-            }
-            let bytes = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value
-            let file = String(path.dropFirst(base.count))
-            return PartRecord(editionID: rowID, index: part.index, hrefPath: file, file: file, title: part.title,
-                              duration: part.duration, bytes: bytes, status: .downloaded)
-        }
-        try store.replaceParts(parts, of: edition)
-        try store.applyLifecycle(.processed, to: edition, reason: "packaged audiobook, \(manifest.parts.count) parts")
-        var done = try report(summary, edition: edition, message: "")
-        done.message = "Downloaded \(summary.title): \(manifest.parts.count) parts from its package, \(Self.megabytes(done.bytes))."
-        return done
     }
 
     // MARK: acquisition paths
@@ -276,11 +225,17 @@ public final class FulfilmentService {
 
     /// What can be fetched, and how.
     struct Route {
-        enum Leaf { case manifest, package }
+        enum Leaf: Equatable {
+            case manifest, package
+            /// One audio file (mp3, m4b, ogg…) that is the whole book.
+            case file(type: String)
+        }
         var href: String
         /// The link answers a bearer-token document whose `location` is the leaf.
         var viaBearer: Bool
         var leaf: Leaf
+
+        var isFile: Bool { if case .file = leaf { true } else { false } }
     }
 
     /// Picks the first acquisition path shelf can follow, or says why there is none.
@@ -300,6 +255,8 @@ public final class FulfilmentService {
         }
         var protection: ProtectionScheme?
         var offered: [String] = []
+        // A Readium manifest or package is preferred to a single file when a title offers both.
+        var single: Route?
         for acquisition in acquisitions where [.generic, .openAccess].contains(acquisition.kind) {
             for path in acquisition.paths {
                 let types = path.map { $0.lowercased() }
@@ -318,8 +275,12 @@ public final class FulfilmentService {
                 if Self.packageTypes.contains(where: { target.hasPrefix($0) }) {
                     return Route(href: acquisition.href, viaBearer: viaBearer, leaf: .package)
                 }
+                if single == nil, AudioTypes.isAudio(target) {
+                    single = Route(href: acquisition.href, viaBearer: viaBearer, leaf: .file(type: AudioTypes.bare(target)))
+                }
             }
         }
+        if let single { return single }
         if let protection {
             throw FulfilmentError.protected(title: detail.summary.title, scheme: protection.rawValue)
         }
@@ -338,10 +299,16 @@ public final class FulfilmentService {
                 return manifest
             }
         }
-        guard route.leaf == .manifest else {
+        let (location, token): (URL, BearerToken?)
+        switch route.leaf {
+        case .package:
             throw FulfilmentError.malformedManifest(url: route.href, reason: "a packaged audiobook has no manifest to fetch")
+        case .file(let type):
+            (location, token) = try resolve(route)
+            return try singleFileManifest(location, type: type, edition: edition, expiresAt: token?.expiresAt)
+        case .manifest:
+            (location, token) = try resolve(route)
         }
-        let (location, token) = try resolve(route)
         let response = try fetch(location, accept: Self.manifestType, bearer: token)
         let manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? location)
         let expiresAt = token?.expiresAt
@@ -355,7 +322,7 @@ public final class FulfilmentService {
     }
 
     /// The document a route leads to, with the bearer token that opens it when there is one.
-    private func resolve(_ route: Route) throws -> (URL, BearerToken?) {
+    func resolve(_ route: Route) throws -> (URL, BearerToken?) {
         guard let url = URL(string: route.href) else {
             throw FulfilmentError.malformedManifest(url: route.href, reason: "bad link")
         }
@@ -432,7 +399,7 @@ public final class FulfilmentService {
         }
     }
 
-    private func report(_ summary: EditionSummary, edition: EditionRef, message: String) throws -> DownloadReport {
+    func report(_ summary: EditionSummary, edition: EditionRef, message: String) throws -> DownloadReport {
         let parts = try store.parts(of: edition)
         let state = try store.lifecycle(of: edition).state
         return DownloadReport(

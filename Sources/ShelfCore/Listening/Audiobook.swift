@@ -31,9 +31,18 @@ public struct Audiobook: Sendable {
     public var parts: [Part]
     /// The manifest's table of contents (flattened), or one chapter per part when it has none.
     public var chapters: [Chapter]
+    /// Whether the manifest has a table of contents; without one, chapters may come from the files themselves.
+    public var hasTableOfContents = false
 
     /// Whether every part's file is in place.
     public var isComplete: Bool { parts.allSatisfy { FileManager.default.fileExists(atPath: $0.file.path) } }
+
+    /// Takes chapters found in the part files (by part index and seconds into it) as the book's chapters, laid out
+    /// as a table of contents would be.
+    public mutating func useChapters(_ entries: [(title: String, part: Int, offset: Double)]) {
+        let toc = entries.map { AudiobookManifest.Chapter(title: $0.title, partIndex: $0.part, offset: $0.offset, children: []) }
+        chapters = Self.chapters(toc: toc, parts: parts)
+    }
 
     /// Builds the chapter list: the toc flattened depth-first and sorted by place, else one per part.
     static func chapters(toc: [AudiobookManifest.Chapter], parts: [Part]) -> [Chapter] {
@@ -86,6 +95,7 @@ extension Store {
         }
         return Audiobook(
             edition: edition, summary: summary, parts: parts,
-            chapters: Audiobook.chapters(toc: manifest?.toc ?? [], parts: parts))
+            chapters: Audiobook.chapters(toc: manifest?.toc ?? [], parts: parts),
+            hasTableOfContents: !(manifest?.toc.isEmpty ?? true))
     }
 }

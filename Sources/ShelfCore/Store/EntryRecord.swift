@@ -113,7 +113,7 @@ struct EntryRecord: Sendable {
             for path in acquisition.paths {
                 if let found = path.lazy.compactMap(ProtectionScheme.recognise).first {
                     scheme = scheme ?? found
-                } else if path.contains(where: { $0.lowercased().contains("audiobook") }) {
+                } else if path.contains(where: { AudioTypes.isAudiobookType($0) }) {
                     return nil
                 }
             }
@@ -127,6 +127,12 @@ struct EntryRecord: Sendable {
         if let type = entry.additionalType?.lowercased(), type.hasSuffix("/ebook") || type.hasSuffix("/book") {
             return "ebook"
         }
+        // A single audio file (calibre, COPS, Kavita serve books this way); samples and previews say nothing.
+        let offersAudio = entry.acquisitions.contains { acquisition in
+            acquisition.kind != .sample && acquisition.kind != .preview
+                && acquisition.paths.contains { path in path.contains(where: AudioTypes.isAudio) }
+        }
+        if offersAudio { return "audiobook" }
         let ebookTypes = ["epub", "pdf", "adobe.adept", "mobi"]
         let isEbook = entry.acquisitions.contains { acquisition in
             acquisition.paths.contains { path in path.contains { type in ebookTypes.contains { type.contains($0) } } }
@@ -146,7 +152,17 @@ struct EntryRecord: Sendable {
         // A loan is offered through the generic acquisition rel (Palace), and can be revoked.
         if hasGeneric && (status == "available" || (status == nil && entry.revokeURL != nil)) { return .loan }
         if entry.acquisitions.contains(where: { $0.kind == .openAccess }) { return .free }
+        // A catalog with no circulation at all (calibre, COPS): its plain download links are there to be taken.
+        if hasGeneric && !hasCirculationMarkup(entry) { return .free }
         return .none
+    }
+
+    /// Whether the entry says anything about loans: availability, holds, copies, a borrow, buy or revoke link.
+    static func hasCirculationMarkup(_ entry: OPDSEntry) -> Bool {
+        entry.revokeURL != nil || entry.isPaid || entry.acquisitions.contains { acquisition in
+            acquisition.kind == .borrow || acquisition.availability != nil || acquisition.holds != nil
+                || acquisition.copies != nil
+        }
     }
 
     static func detailJSON(_ entry: OPDSEntry) -> String {

@@ -164,3 +164,37 @@ extension Store {
         return json.flatMap { try? JSONDecoder().decode([Acquisition].self, from: Data($0.utf8)) } ?? []
     }
 }
+
+extension Store {
+    /// The metadata key that marks a manifest shelf made itself (a single file, a zip of audio files), whose table of
+    /// contents shelf may write; a library's own manifest is kept as it came.
+    public static let syntheticManifestKey = "shelf:synthetic"
+
+    /// Writes chapters found in the files (part index, seconds into it) as the table of contents of an edition's
+    /// synthetic manifest, when that has none yet. Returns whether it did: false for a library's own manifest, a
+    /// manifest with a toc, or no manifest at all.
+    @discardableResult
+    public func saveChapters(_ chapters: [(title: String, part: Int, offset: Double)], of edition: EditionRef) throws -> Bool {
+        guard !chapters.isEmpty else { return false }
+        return try write { db -> Bool in
+            guard var record = try FulfilmentRecord.fetchOne(db, key: edition.rowID),
+                var root = try? JSONSerialization.jsonObject(with: Data(record.manifest.utf8)) as? [String: Any],
+                let metadata = root["metadata"] as? [String: Any], metadata[Self.syntheticManifestKey] as? Bool == true,
+                (root["toc"] as? [Any] ?? []).isEmpty,
+                let order = root["readingOrder"] as? [[String: Any]]
+            else { return false }
+            let hrefs = order.compactMap { $0["href"] as? String }
+            guard hrefs.count == order.count, chapters.allSatisfy({ hrefs.indices.contains($0.part) }) else { return false }
+            // Chapters point into their part as Readium tables of contents do: `href#t=seconds`.
+            root["toc"] = chapters.map { chapter -> [String: Any] in
+                let seconds = (chapter.offset * 1000).rounded() / 1000
+                let offset = seconds == seconds.rounded() ? String(Int(seconds)) : String(seconds)
+                return ["href": hrefs[chapter.part] + "#t=" + offset, "title": chapter.title]
+            }
+            let data = try JSONSerialization.data(withJSONObject: root, options: [.sortedKeys, .withoutEscapingSlashes])
+            record.manifest = String(decoding: data, as: UTF8.self)
+            try record.update(db)
+            return true
+        }
+    }
+}

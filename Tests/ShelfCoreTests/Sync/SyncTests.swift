@@ -63,11 +63,11 @@ final class SyncFixture: @unchecked Sendable {
         defer { Task { await fixture.stop() } }
         let summary = try await fixture.sync()
         let expected = await fixture.state.pageCount
-        #expect(summary.added == 23)
+        #expect(summary.added == 27)
         #expect(summary.changed == 0 && summary.removed == 0)
         // The root page plus every crawlable page.
         #expect(summary.pages == expected + 1)
-        #expect(summary.catalogTitles == 23)
+        #expect(summary.catalogTitles == 27)
 
         let pride = try fixture.store.edition("7d3c0001", in: fixture.library)
         #expect(pride.summary.title == "Pride and Prejudice")
@@ -98,7 +98,7 @@ final class SyncFixture: @unchecked Sendable {
         let summary = try await fixture.sync()
         #expect(summary.pagesNotModified == summary.pages)
         #expect(summary.added == 0 && summary.changed == 0 && summary.removed == 0)
-        #expect(summary.entries == 23)
+        #expect(summary.entries == 27)
         #expect(await fixture.state.notModifiedCount("/crawlable") == summary.pages - 1)
         #expect(try fixture.snapshot() == before)
     }
@@ -170,7 +170,7 @@ final class SyncFixture: @unchecked Sendable {
         try await fixture.state.remove(id: id)
         let summary = try await fixture.sync()
         #expect(summary.removed == 1)
-        #expect(summary.catalogTitles == 22)
+        #expect(summary.catalogTitles == 26)
         let detail = try fixture.store.edition(id, in: fixture.library)
         #expect(detail.summary.inCatalog == false)
         #expect(detail.removedAt != nil)
@@ -189,12 +189,12 @@ final class SyncFixture: @unchecked Sendable {
         let fixture = try await SyncFixture()
         defer { Task { await fixture.stop() } }
         _ = try await fixture.sync()
-        for index in 1...23 {
+        for index in 1...27 {
             try await fixture.state.remove(id: String(format: "urn:uuid:7d3c%04x-5a1e-4c6b-9f0e-d0c5e1f%05x", index, index))
         }
         let summary = try await fixture.sync()
         #expect(summary.removed == 0)
-        #expect(summary.catalogTitles == 23)
+        #expect(summary.catalogTitles == 27)
         #expect(summary.warnings.contains { $0.contains("came back empty") })
     }
 
@@ -313,6 +313,6 @@ final class SyncFixture: @unchecked Sendable {
             }
         }
         try syncWhileLocked()
-        #expect(try await fixture.sync().added == 23)
+        #expect(try await fixture.sync().added == 27)
     }
 }

@@ -1,0 +1,21 @@
+import Foundation
+import Hummingbird
+
+/// Single-file audiobooks, served as calibre serves its books: a plain GET (with ranges and validators) of the
+/// file, no sign-in, no loan.
+enum FileRoutes {
+    static func add(to router: Router<DemoRequestContext>, state: DemoState) {
+        for method in [HTTPRequest.Method.get, .head] {
+            router.on("/files/{id}/{name}", method: method) { request, context in
+                do {
+                    let id = LoansRoutes.id(context)
+                    let name = context.parameters.get("name") ?? ""
+                    let resource = try await state.singleFile(id, name: name)
+                    return FulfilmentRoutes.serve(PartDelivery(resource: resource, statsKey: "\(id)/\(name)"), request: request, state: state)
+                } catch let error as DemoProblem {
+                    return FulfilmentRoutes.problem(error)
+                }
+            }
+        }
+    }
+}
