@@ -19,7 +19,11 @@ import Testing
 
         // A root that is not there at all.
         let missing = fixture.url.appendingPathComponent("no-such-catalog").absoluteString
-        #expect(try await fixture.shelf.run(["library", "add", "gone", missing]).status == 0)
+        // `library add` looks first and refuses it; added offline anyway, sync says the same.
+        let add = try await fixture.shelf.run(["library", "add", "gone", missing])
+        #expect(add.status == ShelfExit.notACatalog.rawValue)
+        #expect(add.stderr == "shelf: \(missing) answered 404 Not Found: no catalog there; check the URL (or add it anyway with --no-check)\n")
+        #expect(try await fixture.shelf.run(["library", "add", "--no-check", "gone", missing]).status == 0)
         let gone = try await fixture.shelf.run(["sync", "--library", "gone"])
         #expect(gone.status == ShelfExit.noSuchPage.rawValue)
         #expect(gone.stderr.contains("the server has no page at \(missing) (404); check the library's URL with `shelf library list`"))

@@ -193,6 +193,7 @@ struct FeedRenderer: Sendable {
             let href = t.acquisitionHref.map(resolve) ?? base + "files/" + percentEncoded(t.id) + "/" + file.fileName
             link(href: href, rel: "http://opds-spec.org/acquisition", type: file.format.mediaType, indent: "    ", into: &out)
             link(href: workPath, rel: "alternate", type: Self.entryType, indent: "    ", into: &out)
+            if let lane { link(href: lane.href, rel: "collection", title: lane.title, indent: "    ", into: &out) }
             out += namespaces ? "</entry>\n" : "  </entry>\n"
             return
         }

@@ -65,7 +65,6 @@ struct OPDS2Renderer: Sendable {
     func publication(_ t: DemoTitle) -> [String: Any] {
         let workPath = base + "works/" + percentEncoded(t.id)
         var metadata: [String: Any] = [
-            "@type": t.medium == .audiobook ? "http://bib.schema.org/Audiobook" : "http://schema.org/EBook",
             "identifier": t.id,
             "title": t.title,
             "description": t.summary,
@@ -79,6 +78,12 @@ struct OPDS2Renderer: Sendable {
                                                type: FeedRenderer.acquisitionFeedType)]] as [String: Any]
             },
         ]
+        // A single audio file says what it is by its type, as in the OPDS 1 feed; only a zip needs the `@type`.
+        if let file = t.singleFile {
+            if file.format == .zip { metadata["@type"] = "http://bib.schema.org/Audiobook" }
+        } else {
+            metadata["@type"] = t.medium == .audiobook ? "http://bib.schema.org/Audiobook" : "http://schema.org/EBook"
+        }
         if let subtitle = t.subtitle { metadata["subtitle"] = subtitle }
         if let duration = t.duration { metadata["duration"] = duration }
         if !t.narrators.isEmpty { metadata["narrator"] = t.narrators.map { ["name": $0] } }
@@ -91,18 +96,28 @@ struct OPDS2Renderer: Sendable {
             metadata["belongsTo"] = ["series": [entry]]
         }
         let cover = t.coverPath.hasPrefix("http") ? t.coverPath : base + t.coverPath
+        let links: [[String: Any]] = if let file = t.singleFile {
+            // A plain download with no circulation markup at all, as calibre or COPS offer a file.
+            [
+                link(t.acquisitionHref.map(atom.resolve) ?? base + "files/" + percentEncoded(t.id) + "/" + file.fileName,
+                     rel: "http://opds-spec.org/acquisition", type: file.format.mediaType),
+                link(workPath, rel: "alternate", type: FeedRenderer.entryType),
+            ]
+        } else {
+            [
+                acquisition(t, workPath: workPath),
+                link(workPath, rel: "alternate", type: FeedRenderer.entryType),
+                link(base + "annotations/" + percentEncoded(t.id), rel: "http://www.w3.org/ns/oa#annotationService",
+                     type: FeedRenderer.annotationType),
+            ]
+        }
         return [
             "metadata": metadata,
             "images": [
                 link(cover, rel: "http://opds-spec.org/image", type: "image/png"),
                 link(cover, rel: "http://opds-spec.org/image/thumbnail", type: "image/png"),
             ],
-            "links": [
-                acquisition(t, workPath: workPath),
-                link(workPath, rel: "alternate", type: FeedRenderer.entryType),
-                link(base + "annotations/" + percentEncoded(t.id), rel: "http://www.w3.org/ns/oa#annotationService",
-                     type: FeedRenderer.annotationType),
-            ],
+            "links": links,
         ]
     }
 

@@ -38,7 +38,7 @@ import Testing
         let pages = await fixture.state.pageCount
         // The root, then every page of the crawlable feed through `next`.
         #expect(json.pages == pages + 1 && atom.pages == pages + 1)
-        #expect(json.added == 23 && json.catalogTitles == 23 && json.warnings.isEmpty)
+        #expect(json.added == 27 && json.catalogTitles == 27 && json.warnings.isEmpty)
 
         let atomTitles = try fixture.store.editions(of: fixture.library)
         let jsonTitles = try fixture.store.editions(of: opds2)
