@@ -26,7 +26,11 @@ public struct ExportCommand: ParsableCommand {
                 store: store, library: library, home: arguments.global.resolvedHome, query: arguments.id,
                 target: URL(fileURLWithPath: arguments.m4b), force: arguments.force)
             let talk = !arguments.global.quiet && !arguments.json
-            let cover = arguments.noCover ? (file: nil, note: nil) : export.cover(configuration: arguments.global.httpConfiguration)
+            // The library's own settings: a cover on a server that asks for a plain HTTP login gets it.
+            let http = try LibrarySession(
+                library: library, credentialStore: CredentialStore(home: arguments.global.resolvedHome),
+                configuration: arguments.global.httpConfiguration).configuration
+            let cover = arguments.noCover ? (file: nil, note: nil) : export.cover(configuration: http)
             if talk, let note = cover.note { Output.error("shelf: \(note)") }
             let progress = ExportProgress(title: export.source.title, enabled: talk)
             let result: M4BExport

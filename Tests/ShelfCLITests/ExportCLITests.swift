@@ -105,6 +105,29 @@ import Testing
         await fixture.finish()
     }
 
+    /// The demo's single m4b file (AAC, chapter atoms, no circulation markup): downloaded without signing in and
+    /// exported before it was ever played, its chapters read from the file and its packets copied, not re-encoded.
+    @Test func aSingleM4BFileIsRemuxedWithTheChaptersInsideIt() async throws {
+        let fixture = try await CLIFixture()
+        #expect(try await fixture.shelf.run(["sync", "--quiet"]).status == 0)
+        #expect(try await fixture.shelf.run(["download", "7d3c0018"]).status == 0)
+        let titles = try #require(await fixture.server.state.title(id: "urn:uuid:7d3c0018-5a1e-4c6b-9f0e-d0c5e1f00018")?
+            .singleFile?.chapters)
+        let out = fixture.shelf.home.appendingPathComponent("alice.m4b")
+        let result = try await fixture.shelf.run(["export", "7d3c0018", "--m4b", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("3 chapters,") && result.stdout.contains("audio copied without re-encoding"), "\(result.stdout)")
+        let source = try book(fixture, "7d3c0018").parts[0].file
+        let original = try FFprobe.read(source)
+        let probe = try FFprobe.read(out)
+        #expect(probe.chapterTitles == titles)
+        #expect(zip(probe.chapterStarts, original.chapterStarts).allSatisfy { abs($0 - $1) < 0.1 }, "\(probe.chapterStarts)")
+        #expect(abs(probe.duration - original.duration) < 0.1)
+        #expect(probe.codecs.first == "aac")
+        #expect(probe.tags["title"] == "Alice's Adventures in Wonderland" && probe.tags["artist"] == "Lewis Carroll")
+        await fixture.finish()
+    }
+
     @Test func titlesNotDownloadedProtectedOrNotAudiobooksAreRefused() async throws {
         let fixture = try await ready(download: false)
         let out = fixture.shelf.home.appendingPathComponent("out.m4b").path

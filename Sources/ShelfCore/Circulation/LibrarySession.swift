@@ -106,6 +106,20 @@ public final class LibrarySession: Sendable {
         return ["Authorization": sent.header]
     }
 
+    /// What a 401 means for a transfer made outside `send` (a book's own file on the library's origin, fetched by the
+    /// part downloader): stored credentials the library no longer accepts are erased, as `send` erases them; with
+    /// none, the library wants a sign-in. Nil for other statuses and origins, and for a bearer token, which may only
+    /// have lapsed (the next download gets a new one).
+    public func refusal(of url: URL, status: Int) -> CirculationError? {
+        guard status == 401, isLibraryHost(url) else { return nil }
+        let stored = state.withLock { $0.credentials }
+        guard let stored else {
+            return .signInNeeded(library: library.name, how: "its files answer 401 Unauthorized")
+        }
+        guard stored.token == nil else { return nil }
+        return forgetCredentials()
+    }
+
     /// Erases the credentials the library no longer accepts, and says so.
     private func forgetCredentials() -> CirculationError {
         let wasHTTP = state.withLock { state in

@@ -63,6 +63,9 @@ extension FulfilmentService {
         let results = try PartDownloader(settings: settings, configuration: http.configuration).run(
             [DownloadPart(index: 0, url: location, destination: archive, headers: headers)])
         guard case .complete? = results[0] else {
+            if token == nil, case .expired(let status)? = results[0], let refusal = session.refusal(of: location, status: status) {
+                throw refusal
+            }
             let reason: String
             switch results[0] {
             case .failed(let text)?: reason = "the package did not download: \(text)"

@@ -143,6 +143,15 @@ public final class FulfilmentService {
                 manifest = try self.manifest(for: acquisition, edition: edition, title: summary.title, refresh: true)
                 try recordParts(manifest, edition: edition)
             }
+            // A book's own file refused with 401: a sign-in is missing or no longer accepted, which one line says.
+            if acquisition.isFile {
+                for part in manifest.parts {
+                    guard case .expired(let status)? = results[part.index], let url = URL(string: part.href),
+                        let refusal = session.refusal(of: url, status: status)
+                    else { continue }
+                    throw refusal
+                }
+            }
             let failures = manifest.parts.compactMap { part -> String? in
                 switch results[part.index] {
                 case .complete?: return nil
