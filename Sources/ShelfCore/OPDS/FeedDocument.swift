@@ -12,6 +12,12 @@ public struct FeedDocument: Sendable {
     /// A reader resolving relative links against `baseURL`.
     public init(baseURL: URL?) { self.baseURL = baseURL }
 
+    private var opds2: OPDS2Parser {
+        var parser = OPDS2Parser(baseURL: baseURL)
+        parser.maxNavigation = maxNavigation
+        return parser
+    }
+
     private var opds1: OPDSParser {
         var parser = OPDSParser(baseURL: baseURL)
         parser.maxNavigation = maxNavigation
@@ -26,7 +32,7 @@ public struct FeedDocument: Sendable {
     /// Reads a document held in a file.
     public func parse(file: URL, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: file)) {
-            return try OPDS2Parser(baseURL: baseURL).parse(file: file, onEntry: onEntry)
+            return try opds2.parse(file: file, onEntry: onEntry)
         }
         return try opds1.parse(file: file, onEntry: onEntry)
     }
@@ -34,7 +40,7 @@ public struct FeedDocument: Sendable {
     /// Reads a document held in memory.
     public func parse(data: Data, contentType: String?, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         if Self.isJSON(contentType: contentType, firstByte: Self.firstByte(of: data)) {
-            return try OPDS2Parser(baseURL: baseURL).parse(data: data, onEntry: onEntry)
+            return try opds2.parse(data: data, onEntry: onEntry)
         }
         return try opds1.parse(data: data, onEntry: onEntry)
     }

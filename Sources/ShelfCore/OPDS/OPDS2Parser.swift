@@ -14,6 +14,9 @@ public struct OPDS2Parser: Sendable {
     public var maxDocumentBytes: Int
     /// The deepest nesting of arrays and objects read.
     public var maxDepth: Int
+    /// The most navigation links kept in `OPDSFeedInfo.navigation`, as `OPDSParser.maxNavigation`: a feed that
+    /// links hundreds of thousands of others costs no more than the crawl can follow.
+    public var maxNavigation = Int.max
 
     /// The default bounds: 32 MB (a Palace page of 100 publications is about 300 KB) and 64 levels (a real feed
     /// nests about 12 deep).
@@ -32,7 +35,7 @@ public struct OPDS2Parser: Sendable {
     /// Reads a feed, or a single publication (handed to `onEntry` as the only entry).
     public func parse(data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         let root = try document(data)
-        var reader = OPDS2Reader(resolver: LinkResolver(baseURL: baseURL))
+        var reader = OPDS2Reader(resolver: LinkResolver(baseURL: baseURL), maxNavigation: maxNavigation)
         try reader.read(root, onEntry: onEntry)
         return reader.info
     }
@@ -74,10 +77,18 @@ public struct OPDS2Parser: Sendable {
 /// One pass over a parsed OPDS 2 document.
 struct OPDS2Reader {
     let resolver: LinkResolver
+    let maxNavigation: Int
     var info = OPDSFeedInfo(version: .opds2)
     private var publicationNumber = 0
 
-    init(resolver: LinkResolver) { self.resolver = resolver }
+    init(resolver: LinkResolver, maxNavigation: Int = Int.max) {
+        self.resolver = resolver
+        self.maxNavigation = maxNavigation
+    }
+
+    private mutating func addNavigation(_ link: OPDSLink) {
+        if info.navigation.count < maxNavigation { info.navigation.append(link) }
+    }
 
     /// The collections that make an object a feed.
     static let feedCollections = ["navigation", "publications", "groups", "facets"]
@@ -110,7 +121,7 @@ struct OPDS2Reader {
             return
         }
         for link in try links(root["navigation"], in: "navigation") {
-            info.navigation.append(link.navigationLink(resolver: resolver))
+            addNavigation(link.navigationLink(resolver: resolver))
         }
         for facetGroup in try list(root["facets"], in: "facets") {
             let title = facetGroup["metadata"]["title"].text
@@ -131,7 +142,7 @@ struct OPDS2Reader {
                     count: group["metadata"]["numberOfItems"].int)
             }
             for link in try links(group["navigation"], in: "groups") {
-                info.navigation.append(link.navigationLink(resolver: resolver))
+                addNavigation(link.navigationLink(resolver: resolver))
             }
             for publication in try list(group["publications"], in: "groups") {
                 try self.publication(publication, collection: collection, onEntry: onEntry)

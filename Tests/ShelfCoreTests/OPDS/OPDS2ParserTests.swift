@@ -151,6 +151,19 @@ struct OPDS2ParserTests {
         #expect(info.navigation[0].rel == "http://opds-spec.org/sort/new")
     }
 
+    @Test("a feed linking a hundred thousand others keeps only as many as the crawl could follow")
+    func navigationIsCappedAsInOPDS1() throws {
+        let links = (0..<100_000).map { #"{"href": "/sub/\#($0)", "type": "application/opds+json", "title": "S\#($0)"}"# }
+        let json = #"{"metadata": {"title": "Maze"}, "links": [], "navigation": ["# + links.joined(separator: ",") + "]}"
+        var document = FeedDocument(baseURL: URL(string: "http://127.0.0.1:8080/opds2/"))
+        document.maxNavigation = 201
+        let info = try document.parse(data: Data(json.utf8), contentType: "application/opds+json") { _ in }
+        #expect(info.navigation.count == 201)
+        #expect(info.navigation.last?.href == "http://127.0.0.1:8080/sub/200")
+        let (uncapped, _) = try parseOPDS2(json: json)
+        #expect(uncapped.navigation.count == 100_000)
+    }
+
     @Test("a single publication document is one entry, as a borrow answers")
     func singlePublication() throws {
         let (info, entries) = try parseOPDS2(json: """
