@@ -13,6 +13,13 @@ extension Shelf {
                 where they stopped (Range, If-Range); links that expire are fetched again; a part that fails \
                 does not stop the others, and running the command again resumes. Titles protected by DRM \
                 (Findaway, LCP, OverDrive, Feedbooks) are reported, not attempted.
+
+                A book offered as one audio file (mp3, m4b, ogg, opus, flac, aac…) or a zip of audio files, \
+                as calibre, COPS and other plain servers offer them, is downloaded the same resumable way; \
+                `shelf listen` reads its chapters from the file. A part that is not audio, or a zip with no \
+                audio or a path outside the book, is refused (exit status 86) and nothing is kept. A library \
+                that answers 401 for the file says to sign in (exit status 89), or, when it no longer accepts \
+                the stored user name and password, erases them (exit status 77).
                 """)
 
         @OptionGroup var global: GlobalOptions
