@@ -3,6 +3,8 @@
 # on every entry, served by shelf-demo-library from loopback. For each catalog size it reports:
 #   full sync (entries/s, including the SQLite writes), peak RSS, unchanged re-sync (all 304), and re-sync
 #   after 5% of the entries changed (spread over every page).
+# Each size is synced twice from the same server in one run: the OPDS 1 (Atom) feeds at the root and the same
+# catalog as OPDS 2 (JSON) at /opds2/, side by side.
 # Usage: Benchmarks/sync.sh [sizes...]     (default: 10000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -25,11 +27,15 @@ PY
 
 printf '%-8s %-22s %8s %10s %8s %9s %s\n' entries run wall_s entries/s cpu_s rss_MB "added/changed/removed pages(304)"
 for n in "${sizes[@]}"; do
+  for format in opds1 opds2; do
     rm -rf "$work/home"
     start_demo --generate "$n" --page-size 1000
-    "$bin/shelf" library add bench "$url" --home "$work/home" --quiet
-    for run in full unchanged changed-5%; do
-        if [ "$run" = changed-5% ]; then
+    catalog="$url"
+    [ "$format" = opds1 ] || catalog="${url}opds2/"
+    "$bin/shelf" library add bench "$catalog" --home "$work/home" --quiet
+    for step in full unchanged changed-5%; do
+        run="$format $step"
+        if [ "$step" = changed-5% ]; then
             curl -sf -X POST "${url}_demo/mutate" -H 'Content-Type: application/json' \
                 -d '{"fraction":0.05,"seed":7,"prerender":true}' >/dev/null
         fi
@@ -43,4 +49,5 @@ print(f"{n:<8} {run:<22} {wall:8.2f} {rate:10.0f} {cpu:8.2f} {int(rss)/1024:9.1f
 PY
     done
     stop_demo
+  done
 done

@@ -56,7 +56,7 @@ public struct OPDS2Parser: Sendable {
         let depth = body.withUnsafeBytes { JSONDepth.maximum(of: $0, stoppingAbove: maxDepth) }
         if depth > maxDepth { throw OPDSParseError.tooDeep(limit: maxDepth) }
         do {
-            return JSONNode(try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]))
+            return JSONNode(foundation: try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]))
         } catch {
             let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "it does not parse"
             let first = body.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
