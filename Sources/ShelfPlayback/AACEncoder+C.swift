@@ -219,12 +219,7 @@ private final class PartDecoder {
     }
 
     private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
-        var inLayout = AVChannelLayout()
-        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
-        } else {
-            try FFmpeg.check(av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout), "copy the channel layout")
-        }
+        var inLayout = try FFmpeg.channelLayout(of: frame)
         defer { av_channel_layout_uninit(&inLayout) }
         try FFmpeg.check(
             swr_alloc_set_opts2(

@@ -15,6 +15,18 @@ enum FFmpeg {
         throw PlaybackError.ffmpeg(action: action(), message: message(code))
     }
 
+    /// The frame's channel layout, or the default one for its channel count when the decoder left the order
+    /// unspecified; the caller uninitialises it (`av_channel_layout_uninit`).
+    static func channelLayout(of frame: UnsafeMutablePointer<AVFrame>) throws -> AVChannelLayout {
+        var layout = AVChannelLayout()
+        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
+            av_channel_layout_default(&layout, frame.pointee.ch_layout.nb_channels)
+        } else {
+            try check(av_channel_layout_copy(&layout, &frame.pointee.ch_layout), "copy the channel layout")
+        }
+        return layout
+    }
+
     static func message(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         av_strerror(code, &buffer, buffer.count)
@@ -187,12 +199,7 @@ final class FFmpegAudioInput {
     }
 
     private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>) throws {
-        var inLayout = AVChannelLayout()
-        if frame.pointee.ch_layout.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_default(&inLayout, frame.pointee.ch_layout.nb_channels)
-        } else {
-            try FFmpeg.check(av_channel_layout_copy(&inLayout, &frame.pointee.ch_layout), "copy the channel layout")
-        }
+        var inLayout = try FFmpeg.channelLayout(of: frame)
         defer { av_channel_layout_uninit(&inLayout) }
         var outLayout = AVChannelLayout()
         av_channel_layout_default(&outLayout, Int32(PCM.channels))

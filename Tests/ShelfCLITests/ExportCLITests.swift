@@ -27,19 +27,7 @@ import Testing
     }
 
     /// What ffprobe says about a file, as JSON.
-    private func probe(_ file: URL) throws -> [String: Any] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-        process.arguments = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_chapters", file.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-    }
+    private func probe(_ file: URL) throws -> [String: Any] { try FFprobe.json(file) }
 
     private func files(in directory: URL) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".m4b") }.sorted()
