@@ -26,11 +26,16 @@ package enum Output {
 
     /// Pretty, key-sorted JSON with ISO 8601 dates.
     package static func json<T: Encodable>(_ value: T) throws {
+        let data = try encoder.encode(value)
+        print(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The encoder `json(_:)` prints with.
+    package static var encoder: JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        let data = try encoder.encode(value)
-        print(String(decoding: data, as: UTF8.self))
+        return encoder
     }
 
     /// Columns padded to the widest cell; the last column is never padded.

@@ -10,6 +10,13 @@ public struct Shelf: AsyncParsableCommand {
             shelf keeps a patron's library catalog, loans and holds in a local SQLite store, from the \
             library's OPDS 1.2 feeds. Add a library once, then run `shelf sync` by hand or from cron.
 
+            JSON OUTPUT
+            Commands that take --json print one JSON document on standard output. When such a command fails \
+            (its command line included), that document is an object {"error": "<the message>", "exit": <the exit \
+            status>} instead, and the message is also printed on standard error as usual. When some of the work \
+            was done before the failure (`shelf sync` of several libraries, `shelf download` of several titles), \
+            the object also holds those results, under "synced" or "downloads".
+
             EXIT STATUS
             \(ExitStatusTable.text)
             """,
@@ -48,6 +55,16 @@ public enum ShelfProgram {
     /// Parses the command line and runs the command; exits the process.
     public static func main() async {
         MemoryTuning.apply()
-        await Shelf.main()
+        // As `Shelf.main()`, but an error under --json is a JSON object too (shelf(1), JSON OUTPUT).
+        do {
+            var command = try await Shelf.asyncParseAsRoot(nil)
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            FailureReport.exit(Shelf.self, withError: error)
+        }
     }
 }

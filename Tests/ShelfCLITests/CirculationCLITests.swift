@@ -141,8 +141,12 @@ import Testing
         #expect(show.stdout.contains("on loan, 20 days left") || show.stdout.contains("on loan, 21 days left"))
         #expect(show.stdout.contains("Actions       download, return"))
 
+        // Already on loan is exit status 82, as shelf(1) documents it (not 85, "does not apply").
         let again = try await fixture.shelf.run(["borrow", "7d3c000a"])
-        #expect(again.status == ShelfExit.notAllowed.rawValue)
+        #expect(again.status == ShelfExit.alreadyHave.rawValue)
+        #expect(again.stderr == "shelf: cannot borrow The Secret Garden: it is already on loan to you\n")
+        let reserveAgain = try await fixture.shelf.run(["reserve", "7d3c000a"])
+        #expect(reserveAgain.status == ShelfExit.alreadyHave.rawValue)
 
         let giveBack = try await fixture.shelf.run(["return", "7d3c000a", "--yes"])
         #expect(giveBack.stdout == "Returned The Secret Garden.\n", "\(giveBack.stderr)")

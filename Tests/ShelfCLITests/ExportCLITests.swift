@@ -173,7 +173,10 @@ import Testing
         #expect(garbage.status == ShelfExit.exportFailed.rawValue)
         #expect(garbage.stderr.hasPrefix("shelf: cannot export Pride and Prejudice: cannot open \(parts[1].file.path): "))
         #expect(garbage.stderr.hasSuffix("; download it again (`shelf archive 7d3c0001`, then `shelf download 7d3c0001`)\n"))
-        #expect(garbage.stdout.isEmpty)
+        // Under --json the failure is the JSON document on standard output.
+        let object = try JSONSerialization.jsonObject(with: Data(garbage.stdout.utf8)) as? [String: Any]
+        #expect(object?["exit"] as? Int == Int(ShelfExit.exportFailed.rawValue))
+        #expect((object?["error"] as? String)?.hasPrefix("cannot export Pride and Prejudice: cannot open ") == true)
         #expect(try files(in: fixture.shelf.home).isEmpty)
         await fixture.finish()
     }

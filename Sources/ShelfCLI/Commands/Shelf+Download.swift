@@ -72,9 +72,13 @@ extension Shelf {
                     store: store, home: global.resolvedHome, library: library, configuration: http, settings: settings)
                 let bar = ProgressBar(enabled: !global.quiet && !output.json && Output.useColor)
                 service.progress = { bar.show($0) }
+                // Declining the question is the patron's choice, not a failure: it does not change the exit status.
+                let declined = Declined()
                 if !yes && Prompt.hasTerminal && Output.isTTY {
                     service.confirmLarge = { size in
-                        Prompt.confirm("This download is \(size / 1_048_576) MB. Download it?") ?? false
+                        let answer = Prompt.confirm("This download is \(size / 1_048_576) MB. Download it?") ?? false
+                        declined.titles += answer ? 0 : 1
+                        return answer
                     }
                 }
                 let queue = DownloadQueue(store: store, library: library)
@@ -89,8 +93,9 @@ extension Shelf {
                     if wanted.isEmpty && !global.quiet && !output.json { Output.line("Nothing to download.") }
                 }
                 var reports: [DownloadReport] = []
-                var firstFailure: ShelfExit?
+                var firstFailure: (exit: ShelfExit, message: String)?
                 for title in wanted {
+                    let declinedBefore = declined.titles
                     let outcome = Result { try service.download(title) }
                     bar.finish()
                     // A failed download is what the patron hears about, not a queue that could not note it.
@@ -102,17 +107,21 @@ extension Shelf {
                     switch outcome {
                     case .success(let report):
                         reports.append(report)
-                        if report.state != .downloaded { firstFailure = firstFailure ?? .serverError }
+                        if report.state != .downloaded && declined.titles == declinedBefore {
+                            firstFailure = firstFailure ?? (.serverError, report.message)
+                        }
                         if !output.json && (!global.quiet || report.state != .downloaded) { Output.line(report.message) }
                         for failure in report.failures { Output.error("shelf: \(failure)") }
                     case .failure(let error):
                         guard let failure = error as? ShelfFailure, wanted.count > 1 else { throw error }
                         Output.error("shelf: \(failure.description)")
-                        firstFailure = firstFailure ?? failure.exitCode
+                        firstFailure = firstFailure ?? (failure.exitCode, failure.description)
                     }
                 }
+                if let firstFailure {
+                    throw ReportedFailure(message: firstFailure.message, exit: firstFailure.exit, partial: "downloads", reports)
+                }
                 if output.json { try Output.json(reports) }
-                if let firstFailure { throw ExitCode(firstFailure.rawValue) }
             }
         }
     }
@@ -135,4 +144,9 @@ extension Shelf {
             }
         }
     }
+}
+
+/// How many large downloads the patron declined, counted by the confirmation question.
+private final class Declined {
+    var titles = 0
 }

@@ -122,15 +122,40 @@ extension Shelf.LibraryCommand {
     /// `shelf library remove NAME`.
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove a library and everything shelf stored for it.")
+            abstract: "Remove a library and everything shelf stored for it.",
+            discussion: """
+                Erases the library's sign-in (card and PIN, or user name and password, and any tokens), its titles, \
+                loans, listening positions and bookmarks in the store, and the downloaded books' files. When files \
+                would be deleted, asks first on a terminal; --yes deletes without asking, and is needed when there \
+                is no terminal (without it the command fails with exit status 64 and removes nothing). A library \
+                added again under the same name starts signed out.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The library's name.") var name: String
+        @Flag(name: .shortAndLong, help: "Delete the downloaded books without asking.") var yes = false
 
         func run() throws {
             try withFailureHandling {
-                try global.openStore().removeLibrary(name: name)
-                if !global.quiet { Output.line("Removed \(name).") }
+                let removal = LibraryRemoval(store: try global.openStore(), home: global.resolvedHome)
+                let plan = try removal.plan(name)
+                let files = "\(plan.titlesOnDisk) downloaded title\(plan.titlesOnDisk == 1 ? "" : "s") "
+                    + "(\(plan.bytesOnDisk / 1_048_576) MB)"
+                if plan.deletesFiles && !yes {
+                    guard let answer = Prompt.confirm("Remove \(name) and delete its \(files)?") else {
+                        throw CirculationError.confirmationNeeded("removing \(name) deletes its \(files)")
+                    }
+                    guard answer else {
+                        if !global.quiet { Output.line("Kept \(name); nothing was removed.") }
+                        return
+                    }
+                }
+                try removal.remove(name)
+                guard !global.quiet else { return }
+                var erased: [String] = []
+                if plan.deletesFiles { erased.append("deleted its \(files)") }
+                if plan.signedIn { erased.append("erased its sign-in") }
+                Output.line("Removed \(name)" + (erased.isEmpty ? "." : "; " + erased.joined(separator: " and ") + "."))
             }
         }
     }

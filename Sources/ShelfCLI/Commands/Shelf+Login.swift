@@ -13,11 +13,21 @@ extension Shelf {
                 HTTP Basic or Digest challenge (calibre, COPS, Kavita, Komga, calibre-web) is asked for a user \
                 name and password instead; they then go with every request to the library's own scheme, host \
                 and port, and to no other. The PIN or password is read from the terminal without echo, or from \
-                the first line of standard input with --password-stdin; never from the command line or the \
-                environment. The credentials are checked with the library before they are stored, in a file \
-                only you can read ($XDG_STATE_HOME/shelf/credentials, or inside --home); credentials the library \
-                later refuses are erased, and shelf says to sign in again. Libraries that sign in through a web \
-                page (SAML, OpenID Connect, OAuth) are not supported from a terminal.
+                standard input with --password-stdin; never from the command line or the environment.
+
+                The card number or user name is taken from --username, else from the SHELF_USERNAME environment \
+                variable, else asked on the terminal. With --password-stdin and neither of those, standard input \
+                holds two lines: the card number or user name, then the PIN or password. An argument such as \
+                --username is visible to every user of the computer (ps, /proc); prefer SHELF_USERNAME or \
+                standard input on a shared machine.
+
+                The credentials are checked with the library before they are stored, in a file only you can read \
+                ($XDG_STATE_HOME/shelf/credentials, or inside --home), with the library's URL: they are sent to \
+                that URL's library only, and a library pointed at another URL (or removed and added again) needs \
+                `shelf login` again. Credentials the library later refuses are erased, and shelf says to sign in \
+                again. Libraries that sign in through a web page (SAML, OpenID Connect, OAuth) are not supported \
+                from a terminal. A library whose catalog opens without a sign-in and links no authentication \
+                document has nothing to sign in to (exit status 97).
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -25,10 +35,13 @@ extension Shelf {
         @Argument(help: ArgumentHelp("The library to sign in to (default: --library, else the default library).", valueName: "name"))
         var name: String?
 
-        @Option(name: .long, help: ArgumentHelp("The library card number or user name (asked for when not given).", valueName: "card"))
+        @Option(name: .long, help: ArgumentHelp(
+            "The library card number or user name (default: $SHELF_USERNAME, else asked for); other users can see it in ps.",
+            valueName: "card"))
         var username: String?
 
-        @Flag(name: .long, help: "Read the PIN or password from the first line of standard input.")
+        @Flag(name: .long, help: ArgumentHelp(
+            "Read the PIN or password from standard input (after a line with the user name when neither --username nor SHELF_USERNAME gives it)."))
         var passwordStdin = false
 
         func validate() throws {
@@ -66,9 +79,19 @@ extension Shelf {
             }
         }
 
-        /// The user name (option or prompt) and the secret (no-echo prompt or standard input), never argv.
+        /// The user name (option, environment, standard input or prompt) and the secret (no-echo prompt or
+        /// standard input), never argv.
         private func ask(login: String, password: String) throws -> (String, String) {
-            guard let user = username ?? (Prompt.hasTerminal ? Prompt.ask(login, secret: false) : nil) else {
+            let given = username ?? ProcessInfo.processInfo.environment["SHELF_USERNAME"].flatMap { $0.isEmpty ? nil : $0 }
+            let user: String?
+            if let given {
+                user = given
+            } else if passwordStdin {
+                user = Prompt.readStandardInputLine()
+            } else {
+                user = Prompt.hasTerminal ? Prompt.ask(login, secret: false) : nil
+            }
+            guard let user, !user.trimmingCharacters(in: .whitespaces).isEmpty else {
                 throw CirculationError.noTerminal(what: login.lowercased())
             }
             let secret: String?

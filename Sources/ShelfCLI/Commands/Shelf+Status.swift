@@ -28,7 +28,7 @@ extension Shelf {
                     Output.line("Last sync: never (run `shelf sync`)")
                 }
                 let account: String
-                switch Result(catching: { try CredentialStore(home: global.resolvedHome).load(library.name) }) {
+                switch Result(catching: { try CredentialStore(home: global.resolvedHome).load(for: library) }) {
                 case .success(let credentials?): account = "signed in with card \(credentials.maskedUsername)"
                 case .success(nil): account = "not signed in (`shelf login` to see loans and holds)"
                 case .failure(let error): account = "\(error)"

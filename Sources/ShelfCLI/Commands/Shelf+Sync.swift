@@ -82,8 +82,11 @@ extension Shelf {
                         if case SyncError.busy = failure { break }
                     }
                 }
+                if let firstFailure {
+                    throw ReportedFailure(
+                        message: firstFailure.description, exit: firstFailure.exitCode, partial: "synced", summaries)
+                }
                 if output.json && !global.quiet { try Output.json(summaries) }
-                if let firstFailure { throw ArgumentParser.ExitCode(firstFailure.exitCode.rawValue) }
             }
         }
     }

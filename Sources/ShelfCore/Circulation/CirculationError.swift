@@ -25,20 +25,25 @@ public enum CirculationError: ShelfFailure, Equatable {
     case cannotBorrow(title: String, reason: String)
     case cannotReserve(title: String, reason: String)
     case cannotReturn(title: String, reason: String)
+    /// Borrowing or reserving a title already on loan or on hold to the patron, as the store knows it.
+    case alreadyOnShelf(verb: String, title: String, reason: String)
     case credentialsFile(path: String, reason: String)
     case confirmationNeeded(String)
+    /// Stored credentials given for another URL than the library's (`url`; nil when not known): never sent.
+    case credentialsForAnotherURL(library: String, url: String?)
 
     public var exitCode: ShelfExit {
         switch self {
-        case .notSignedIn, .credentialsRejected, .loginRejected, .passwordRefused, .passwordRejected: .notPermitted
+        case .notSignedIn, .credentialsRejected, .loginRejected, .passwordRefused, .passwordRejected,
+            .credentialsForAnotherURL: .notPermitted
         case .signInNeeded: .needsSignIn
         case .unsupportedAuth: .unsupportedAuth
         case .malformedAuthDocument, .notAnEntry: .badData
-        case .noAuthDocument: .configuration
+        case .noAuthDocument: .nothingToSignIn
         case .noTerminal, .confirmationNeeded: .usage
         case .loanLimit: .loanLimit
         case .holdLimit: .holdLimit
-        case .alreadyHave: .alreadyHave
+        case .alreadyHave, .alreadyOnShelf: .alreadyHave
         case .serverNotFound: .serverNotFound
         case .refused: .serverError
         case .cannotBorrow, .cannotReserve, .cannotReturn: .notAllowed
@@ -64,7 +69,8 @@ public enum CirculationError: ShelfFailure, Equatable {
             "the library's authentication document at \(Redaction.url(url)) is malformed (\(reason)); try again later or tell the library"
         case .noAuthDocument(let library):
             "\(library) does not ask for a sign-in: its catalog opens without one and links no authentication document"
-        case .noTerminal(let what): "no terminal to ask for the \(what): use --password-stdin (and --username)"
+        case .noTerminal(let what):
+            "no terminal to ask for the \(what): use --password-stdin (the user name from SHELF_USERNAME, or as its first line)"
         case .loanLimit(let text): "loan limit reached: \(text); return something first (`shelf loans`)"
         case .holdLimit(let text): "hold limit reached: \(text); cancel a hold first (`shelf holds`)"
         case .alreadyHave(let text): "already yours: \(text); run `shelf sync` to see it"
@@ -75,8 +81,13 @@ public enum CirculationError: ShelfFailure, Equatable {
         case .cannotBorrow(let title, let reason): "cannot borrow \(title): \(reason)"
         case .cannotReserve(let title, let reason): "cannot reserve \(title): \(reason)"
         case .cannotReturn(let title, let reason): "cannot return \(title): \(reason)"
+        case .alreadyOnShelf(let verb, let title, let reason): "cannot \(verb) \(title): \(reason)"
         case .credentialsFile(let path, let reason): "credentials file \(path): \(reason)"
         case .confirmationNeeded(let what): "\(what): add --yes to confirm when there is no terminal to ask"
+        case .credentialsForAnotherURL(let library, let url):
+            "the sign-in stored for \(library) was given for "
+                + (url.map { Redaction.url($0) } ?? "an earlier library of that name")
+                + ", not for its URL now; it is not sent: run `shelf login \(library)` (or `shelf logout \(library)`)"
         }
     }
 }

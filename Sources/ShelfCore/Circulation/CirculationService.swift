@@ -45,6 +45,9 @@ public final class CirculationService {
         let detail = try store.edition(edition, now: now())
         let summary = detail.summary
         guard summary.actions.contains(.borrow) else {
+            if [.loan, .hold].contains(summary.entitlement) {
+                throw CirculationError.alreadyOnShelf(verb: "borrow", title: summary.title, reason: whyNotBorrow(summary))
+            }
             throw CirculationError.cannotBorrow(title: summary.title, reason: whyNotBorrow(summary))
         }
         return try acquire(detail)
@@ -64,6 +67,9 @@ public final class CirculationService {
             case .none:
                 reason = summary.actions.contains(.borrow)
                     ? "a copy is free now: shelf borrow \(summary.shortID)" : whyNotBorrow(summary)
+            }
+            if [.loan, .hold, .holdReady].contains(summary.entitlement) {
+                throw CirculationError.alreadyOnShelf(verb: "reserve", title: summary.title, reason: reason)
             }
             throw CirculationError.cannotReserve(title: summary.title, reason: reason)
         }

@@ -12,10 +12,14 @@ public struct Credentials: Codable, Sendable, Equatable {
     public var authenticateURL: String?
     public var token: String?
     public var tokenExpiresAt: Date?
+    /// The catalog URL of the library they were given for: they go to that library only, never to another one
+    /// that later has the same name or the same library at another URL. Nil in files written before shelf
+    /// bound them (see `CredentialStore.load(for:)`).
+    public var libraryURL: String?
 
     public init(
         authType: String, username: String, password: String, authenticateURL: String? = nil,
-        token: String? = nil, tokenExpiresAt: Date? = nil
+        token: String? = nil, tokenExpiresAt: Date? = nil, libraryURL: String? = nil
     ) {
         self.authType = authType
         self.username = username
@@ -23,6 +27,7 @@ public struct Credentials: Codable, Sendable, Equatable {
         self.authenticateURL = authenticateURL
         self.token = token
         self.tokenExpiresAt = tokenExpiresAt
+        self.libraryURL = libraryURL
     }
 
     /// The stored kind of a plain HTTP sign-in (no authentication document): `http-basic`, `http-digest`.
@@ -59,7 +64,37 @@ public struct CredentialStore: Sendable {
 
     public func file(for library: String) -> URL { directory.appendingPathComponent("\(library).json") }
 
-    /// The stored credentials, or nil when the patron has not signed in.
+    /// The credentials stored for `library`, only when they were given for its URL as it is now; nil when the
+    /// patron has not signed in.
+    ///
+    /// Credentials for another URL (the library was pointed elsewhere, or a removed library of the same name left
+    /// them) are never handed out: that throws `credentialsForAnotherURL`, which says to run `shelf login`. A
+    /// file written before credentials were bound to a URL is bound to the library's URL on first load, unless it
+    /// is older than the library itself: then it was left by an earlier library of that name, and is refused.
+    public func load(for library: Library) throws(CirculationError) -> Credentials? {
+        guard var credentials = try load(library.name) else { return nil }
+        if credentials.libraryURL == nil {
+            guard let written = modified(library.name), written >= library.createdAt.addingTimeInterval(-1) else {
+                throw .credentialsForAnotherURL(library: library.name, url: nil)
+            }
+            credentials.libraryURL = library.url
+            try save(credentials, for: library.name)
+        }
+        guard credentials.libraryURL == library.url else {
+            throw .credentialsForAnotherURL(library: library.name, url: credentials.libraryURL)
+        }
+        return credentials
+    }
+
+    /// When the credentials file was last written, nil when there is none.
+    private func modified(_ library: String) -> Date? {
+        var info = stat()
+        guard stat(file(for: library).path, &info) == 0 else { return nil }
+        return Date(timeIntervalSince1970: Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9)
+    }
+
+    /// The stored credentials as they are in the file, whatever URL they were given for; nil when the patron has
+    /// not signed in. Only `load(for:)` may hand credentials to a request.
     public func load(_ library: String) throws(CirculationError) -> Credentials? {
         let path = file(for: library).path
         var info = stat()

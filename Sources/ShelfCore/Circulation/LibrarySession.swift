@@ -38,7 +38,7 @@ public final class LibrarySession: Sendable {
         self.library = library
         self.credentialStore = credentialStore
         self.http = HTTPClient(configuration: configuration)
-        let credentials = try credentialStore.load(library.name)
+        let credentials = try credentialStore.load(for: library)
         var withLogin = configuration
         if let credentials, let scheme = credentials.httpScheme, let root = URL(string: library.url) {
             withLogin.login = HTTPLogin(
@@ -232,7 +232,8 @@ public final class LibrarySession: Sendable {
         guard (200..<300).contains(response.status) else {
             throw NetworkError.httpStatus(url: Redaction.url(root.absoluteString), status: response.status)
         }
-        let credentials = Credentials(authType: Credentials.httpType(scheme), username: username, password: password)
+        let credentials = Credentials(
+            authType: Credentials.httpType(scheme), username: username, password: password, libraryURL: library.url)
         try credentialStore.save(credentials, for: library.name)
         return credentials
     }
@@ -246,7 +247,8 @@ public final class LibrarySession: Sendable {
     ) throws -> Credentials {
         let http = HTTPClient(configuration: configuration)
         var credentials = Credentials(
-            authType: flow.type, username: username, password: password, authenticateURL: flow.authenticateURL)
+            authType: flow.type, username: username, password: password, authenticateURL: flow.authenticateURL,
+            libraryURL: library.url)
         if flow.type == AuthenticationDocument.basicTokenType {
             credentials = try fetchToken(http: http, credentials: credentials, library: library.name)
         } else if let shelf = library.shelfURL.flatMap(URL.init(string:)) {

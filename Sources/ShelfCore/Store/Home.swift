@@ -33,7 +33,12 @@ public struct Home: Sendable {
 
     /// Where an edition's downloaded files live.
     public func files(library: Int64, edition: Int64) -> URL {
-        directory.appendingPathComponent("books/\(library)/\(edition)", isDirectory: true)
+        books(library: library).appendingPathComponent("\(edition)", isDirectory: true)
+    }
+
+    /// Where a library's downloaded titles live, one folder each.
+    public func books(library: Int64) -> URL {
+        directory.appendingPathComponent("books/\(library)", isDirectory: true)
     }
 
     /// The catalog: libraries, editions, loans, downloads.

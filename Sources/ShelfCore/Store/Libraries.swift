@@ -108,11 +108,17 @@ extension Store {
         }
     }
 
-    /// Points an existing library at a new URL (the demo library's port changes on every start).
+    /// Points an existing library at a new URL (the demo library's port changes on every start). What was learnt at
+    /// the old URL (its feeds, sign-in document, annotation service) is forgotten; the stored sign-in, bound to the
+    /// old URL, is no longer sent (`CredentialStore.load(for:)`).
     public func setLibraryURL(name: String, url: URL) throws {
         try write { db in
             try db.execute(
-                sql: "UPDATE library SET url = ?, crawlable_url = NULL, shelf_url = NULL WHERE name = ?",
+                sql: """
+                    UPDATE library SET url = ?, crawlable_url = NULL, shelf_url = NULL, auth_document_url = NULL,
+                        annotations_url = NULL
+                    WHERE name = ?
+                    """,
                 arguments: [url.absoluteString, name])
             guard db.changesCount > 0 else { throw StoreError.libraryNotFound(name) }
         }

@@ -54,6 +54,9 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case exportFailed = 92
     /// The server has no page at the URL asked for (404, 410): the library's URL is wrong or has moved.
     case noSuchPage = 93
+    /// `shelf login` to a library that asks for no sign-in: its catalog opens without one and links no
+    /// authentication document.
+    case nothingToSignIn = 97
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.

@@ -200,6 +200,9 @@ public final class SyncEngine {
         let loanApplier = try LoanApplier(
             db: db, libraryID: library.id, syncID: syncID, now: started, applier: applier)
         var entries = 0
+        // Entries the catalog's pages held as served, a 304 counting what its page held when last read: a page that
+        // came back empty and answers 304 since is still empty, however many titles the guard below kept.
+        var served = 0
         var loanEntries = 0
         var warnings: [String] = []
         var pageID: Int64 = 0
@@ -238,6 +241,7 @@ public final class SyncEngine {
                 try FeedPageRecord.finished(
                     db, id: pageID, next: info.next?.href, entries: pageEntries, navigation: navigation)
                 if onRootPage { rootInfo = info }
+                if !onLoansPage { served += pageEntries }
                 annotationService = info.link(OPDSVocabulary.relAnnotations)?.href ?? annotationService
                 warnings += info.warnings
             case .notModified(let kind, let url, let position):
@@ -246,6 +250,7 @@ public final class SyncEngine {
                 guard let page = known[KnownPage.key(kind: kind, url: url)] else { continue }
                 try FeedPageRecord.unchanged(db, id: page.id, position: position, at: now)
                 entries += try applier.markPageSeen(page.id)
+                if kind != .loans { served += page.entries }
                 onRootPage = false
             case .finished(let crawlableURL, let shelfURL, let report):
                 crawlable = crawlableURL
@@ -277,7 +282,7 @@ public final class SyncEngine {
                 : "its bound of \(bounds.feeds) feed\(bounds.feeds == 1 ? "" : "s") (raise it with `shelf library set \(library.name) --crawl-feeds \(bounds.feeds * 2)`)"
             summary.warnings.append(
                 "the crawl stopped at \(raise); this sync was partial, so titles not seen were kept, not removed")
-        } else if entries == 0 && catalogBefore > 1 {
+        } else if (entries == 0 || served == 0) && catalogBefore > 1 {
             summary.warnings.append(
                 "the catalog came back empty; kept the \(catalogBefore) titles already stored (run sync again later)")
         } else {

@@ -161,6 +161,12 @@ final class Warnings: @unchecked Sendable {
         let server = DemoLibraryServer(configuration: DemoConfiguration(pageSize: 5))
         let url = try await server.start()
         try fixture.store.setLibraryURL(name: "demo", url: url)
+        // The stored card and PIN were given for the old URL: the patron signs in again at the new one.
+        try CredentialStore(home: fixture.sync.test.home).save(
+            Credentials(
+                authType: AuthenticationDocument.basicType, username: "demo", password: "1234",
+                libraryURL: url.absoluteString),
+            for: "demo")
         let (store, home) = (fixture.store, fixture.sync.test.home)
         let library = fixture.library
         let summary = try await offloaded { try SyncEngine(store: store, home: home).sync(library) }

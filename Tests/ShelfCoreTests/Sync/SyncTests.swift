@@ -196,6 +196,14 @@ final class SyncFixture: @unchecked Sendable {
         #expect(summary.removed == 0)
         #expect(summary.catalogTitles == 27)
         #expect(summary.warnings.contains { $0.contains("came back empty") })
+
+        // The next sync is told the empty page has not changed (304): it is still empty, so nothing goes.
+        await fixture.state.resetStats()
+        let again = try await fixture.sync()
+        #expect(await fixture.state.notModifiedCount("/crawlable") >= 1)
+        #expect(again.removed == 0)
+        #expect(again.catalogTitles == 27)
+        #expect(again.warnings.contains { $0.contains("came back empty") })
     }
 
     // MARK: bad input: each leaves the previous state intact
