@@ -52,6 +52,48 @@ import Testing
         await fixture.finish()
     }
 
+    /// Runs `shelf ARGS` on a terminal of its own (util-linux `script`), typing `input` at it.
+    private func onTerminal(_ shelf: ShelfRunner, _ arguments: [String], input: String) async throws -> ShelfRunner.Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = ([ShelfRunner.executable.path] + arguments + ["--home", shelf.home.path]).joined(separator: " ")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let (stdin, stdout) = (Pipe(), Pipe())
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Typed once the question is on the screen, as a patron would.
+        try await Task.sleep(for: .milliseconds(500))
+        stdin.fileHandleForWriting.write(Data(input.utf8))
+        return try await offloaded {
+            let output = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return ShelfRunner.Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: "")
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script is absent"))
+    func onATerminalRemoveAsksBeforeDeletingTheBooks() async throws {
+        let fixture = try await CLIFixture()
+        try await fixture.signIn()
+        #expect(try await fixture.shelf.run(["download", "7d3c0002"]).status == 0)
+        let kept = try await onTerminal(fixture.shelf, ["library", "remove", "demo"], input: "n\n")
+        #expect(kept.status == 0)
+        #expect(kept.stdout.contains("Remove demo and delete its 1 downloaded title ("), "\(kept.stdout)")
+        #expect(kept.stdout.contains("Kept demo; nothing was removed."))
+        #expect(FileManager.default.fileExists(atPath: credentialsFile(fixture).path))
+        #expect(FileManager.default.fileExists(atPath: try booksDirectory(fixture).path))
+
+        let books = try booksDirectory(fixture)
+        let removed = try await onTerminal(fixture.shelf, ["library", "remove", "demo"], input: "y\n")
+        #expect(removed.status == 0)
+        #expect(removed.stdout.contains("Removed demo; deleted its 1 downloaded title ("), "\(removed.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: credentialsFile(fixture).path))
+        #expect(!FileManager.default.fileExists(atPath: books.path))
+        await fixture.finish()
+    }
+
     @Test func aLibraryWithNothingOnDiskIsRemovedWithoutAsking() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
