@@ -94,6 +94,21 @@ import Testing
         await fixture.finish()
     }
 
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script"), "util-linux script is absent"))
+    func decliningALargeDownloadIsNotAFailure() async throws {
+        let fixture = try await CLIFixture()
+        try await fixture.signIn()
+        // Each part says it is 300 MB more than it is, so the title looks larger than 500 MB.
+        await fixture.server.state.setAudioFaults(
+            AudioFaults(extraContentLength: 300 * 1_048_576), for: "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002")
+        let declined = try await onTerminal(fixture.shelf, ["download", "7d3c0002"], input: "n\n")
+        #expect(declined.stdout.contains("MB. Download it? [y/N]"), "\(declined.stdout)")
+        #expect(declined.stdout.contains("Cancelled: The Adventures of Sherlock Holmes was not downloaded."))
+        #expect(declined.status == 0)
+        #expect(await fixture.server.state.stats.partBytesSent.values.reduce(0, +) == 0)
+        await fixture.finish()
+    }
+
     @Test func aLibraryWithNothingOnDiskIsRemovedWithoutAsking() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
