@@ -16,7 +16,7 @@ enum ExitStatusTable {
         (.storeFailure, "the local database is damaged or cannot be written"),
         (.busy, "another shelf sync is running, or the title is already playing in another shelf listen"),
         (.protocolError, "TLS verification failed, or too many redirects"),
-        (.notPermitted, "not signed in, or the library refused the card and PIN"),
+        (.notPermitted, "not signed in, the library refused the card and PIN, or they were given for another URL"),
         (.configuration, "no library is configured"),
         (.storeLocked, "the database is locked by another process"),
         (.loanLimit, "the library refused a loan: the loan limit is reached"),
