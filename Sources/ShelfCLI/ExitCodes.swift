@@ -33,6 +33,7 @@ enum ExitStatusTable {
         (.noSearch, "the library's catalog offers no search"),
         (.exportFailed, "shelf export could not write the file (FFmpeg could not read a part or write the m4b)"),
         (.noSuchPage, "the server has no page at the URL asked for (404): check the library's URL"),
+        (.diskFull, "the disk is full, or has too little room for the download: the message names the disk"),
         (.nothingToSignIn, "the library asks for no sign-in: shelf login has nothing to do"),
     ]
 

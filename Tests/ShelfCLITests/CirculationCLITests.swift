@@ -242,6 +242,28 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aServerThatForgotItsTokensGetsANewOneAndOnlyARejectedPINIsErased() async throws {
+        let fixture = try await signedIn()
+        let file = fixture.shelf.home.appendingPathComponent("credentials/demo.json")
+        let before = await fixture.server.state.stats.tokensIssued
+        // The server restarted without its tokens: it calls the stored one "invalid credentials", yet the card
+        // and PIN are still good.
+        await fixture.server.state.forgetAllTokens()
+        let sync = try await fixture.shelf.run(["sync"])
+        #expect(sync.status == 0, "\(sync.stderr)")
+        #expect(sync.stdout.contains("2 loans, 1 hold"))
+        #expect(await fixture.server.state.stats.tokensIssued == before + 1)
+        #expect(FileManager.default.fileExists(atPath: file.path))
+        // Then the library changes the PIN and forgets the tokens again: now the card and PIN themselves are refused.
+        try await fixture.server.state.setPassword("9999", for: "demo")
+        await fixture.server.state.forgetAllTokens()
+        let refused = try await fixture.shelf.run(["sync"])
+        #expect(refused.status == ShelfExit.notPermitted.rawValue, "\(refused.stderr)")
+        #expect(refused.stderr.contains("no longer accepts the stored card and PIN; they were erased"))
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        await fixture.finish()
+    }
+
     @Test func credentialsTheLibraryRejectsAreErased() async throws {
         let fixture = try await signedIn()
         let file = fixture.shelf.home.appendingPathComponent("credentials/demo.json")

@@ -109,6 +109,10 @@ enum AdminRoutes {
         var advanceSeconds: Double
     }
 
+    struct PasswordRequest: Codable {
+        var password: String
+    }
+
     struct ClockStatus: Codable {
         var offsetSeconds: Double
         var now: Date
@@ -157,6 +161,20 @@ enum AdminRoutes {
         }
         admin.post("tokens/expire") { _, _ in
             await state.expireAllTokens()
+            return Response(status: .noContent)
+        }
+        admin.post("tokens/forget") { _, _ in
+            await state.forgetAllTokens()
+            return Response(status: .noContent)
+        }
+        admin.post("patrons/{username}/password") { request, context in
+            let username = context.parameters.get("username") ?? ""
+            let body = try await decode(PasswordRequest.self, request, context)
+            do {
+                try await state.setPassword(body.password, for: username)
+            } catch let error as DemoCirculationError {
+                return LoansRoutes.problem(error)
+            }
             return Response(status: .noContent)
         }
         admin.post("fulfilment/expire") { _, _ in

@@ -60,12 +60,14 @@ enum CatalogRoutes {
         switch try await state.plan(page: page, acceptsGzip: acceptsGzip) {
         case .notFound(let count):
             return HTTPSupport.notFound("the crawlable feed has pages 1 to \(count)")
-        case .status(let code):
+        case .status(let code, let retryAfter):
             let status = HTTPResponse.Status(code: code)
+            var headers = HTTPFields()
+            if let retryAfter { headers[.retryAfter] = retryAfter }
             return HTTPSupport.problem(
                 status, type: "http://librarysimplified.org/terms/problem/remote-integration-failed",
-                title: status.reasonPhrase.nonEmpty ?? "Error", detail: "page \(page) is switched to fail with \(code)"
-            )
+                title: status.reasonPhrase.nonEmpty ?? "Error", detail: "page \(page) is switched to fail with \(code)",
+                headers: headers)
         case .html:
             return HTTPSupport.response(ByteBuffer(string: captivePortalHTML), contentType: "text/html; charset=utf-8")
         case .notAtom:

@@ -66,6 +66,18 @@ extension DemoState {
         for token in tokens.keys { tokens[token]?.expires = now }
     }
 
+    /// Forgets every bearer token issued so far, as a server restarted without its token store does: they are
+    /// answered as never issued.
+    public func forgetAllTokens() {
+        tokens = [:]
+    }
+
+    /// Changes a patron's PIN (as a library desk would): the old one is refused from now on.
+    public func setPassword(_ password: String, for username: String) throws(DemoCirculationError) {
+        guard let index = patrons.firstIndex(where: { $0.username == username }) else { throw .unknownPatron(username) }
+        patrons[index].password = password
+    }
+
     private func basicPatron(_ encoded: String) -> String? {
         guard let data = Data(base64Encoded: encoded),
               let decoded = String(data: data, encoding: .utf8),

@@ -16,7 +16,7 @@ struct RenderedPage: Sendable {
 /// switches flipped concurrently never half-apply.
 enum PagePlan: Sendable {
     case notFound(pageCount: Int)
-    case status(Int)
+    case status(Int, retryAfter: String?)
     case html
     case notAtom
     case huge(prefix: ByteBuffer, suffix: ByteBuffer, summaryBytes: Int, entityTag: String)
@@ -294,7 +294,17 @@ public actor DemoState {
         settle()
         guard page >= 1, page <= pageCount else { return .notFound(pageCount: pageCount) }
         let faults = switches.pages[page] ?? PageFaults()
-        if let status = faults.status { return .status(status) }
+        if let status = faults.status {
+            if let times = faults.statusTimes {
+                // A fault that fires a set number of times: the page recovers once they are used up.
+                var left = faults
+                left.statusTimes = times - 1
+                if times <= 1 { left.status = nil; left.statusTimes = nil }
+                switches.pages[page] = left.isEmpty ? nil : left
+                if times <= 0 { return try plan(page: page, acceptsGzip: acceptsGzip) }
+            }
+            return .status(status, retryAfter: faults.retryAfter)
+        }
         if faults.html { return .html }
         if faults.notAtom { return .notAtom }
         if let size = faults.hugeEntryBytes { return hugePlan(page: page, summaryBytes: max(0, size), next: faults.nextPage) }

@@ -2,6 +2,10 @@
 public struct PageFaults: Codable, Sendable, Equatable {
     /// Answer with this HTTP status (e.g. 404, 500) and a problem document instead of the page.
     public var status: Int?
+    /// Answer with `status` only this many times, then serve the page normally (nil: every time).
+    public var statusTimes: Int?
+    /// Send `Retry-After` with this value (seconds or an HTTP-date) alongside `status`.
+    public var retryAfter: String?
     /// Send well-formed HTTP whose body is the page cut in half (Content-Length matches what is sent).
     public var truncate: Bool
     /// Promise the whole page in Content-Length, send this many bytes, then close the connection.
@@ -18,6 +22,8 @@ public struct PageFaults: Codable, Sendable, Equatable {
     /// Creates a set of faults; the default has none.
     public init(
         status: Int? = nil,
+        statusTimes: Int? = nil,
+        retryAfter: String? = nil,
         truncate: Bool = false,
         dropConnectionAfterBytes: Int? = nil,
         html: Bool = false,
@@ -26,6 +32,8 @@ public struct PageFaults: Codable, Sendable, Equatable {
         hugeEntryBytes: Int? = nil
     ) {
         self.status = status
+        self.statusTimes = statusTimes
+        self.retryAfter = retryAfter
         self.truncate = truncate
         self.dropConnectionAfterBytes = dropConnectionAfterBytes
         self.html = html
@@ -35,13 +43,15 @@ public struct PageFaults: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case status, truncate, dropConnectionAfterBytes, html, notAtom, nextPage, hugeEntryBytes
+        case status, statusTimes, retryAfter, truncate, dropConnectionAfterBytes, html, notAtom, nextPage, hugeEntryBytes
     }
 
     /// Decodes faults; absent keys mean no such fault.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         status = try c.decodeIfPresent(Int.self, forKey: .status)
+        statusTimes = try c.decodeIfPresent(Int.self, forKey: .statusTimes)
+        retryAfter = try c.decodeIfPresent(String.self, forKey: .retryAfter)
         truncate = try c.decodeIfPresent(Bool.self, forKey: .truncate) ?? false
         dropConnectionAfterBytes = try c.decodeIfPresent(Int.self, forKey: .dropConnectionAfterBytes)
         html = try c.decodeIfPresent(Bool.self, forKey: .html) ?? false

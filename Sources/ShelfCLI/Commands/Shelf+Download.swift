@@ -68,8 +68,14 @@ extension Shelf {
                 settings.perHost = parallel
                 settings.limitRate = limitRate.flatMap(Self.parseRate)
                 settings.log = global.logger
+                // Ctrl-C or a SIGTERM stops the transfers, puts the title back where it was, then ends with the signal.
+                let signals = SignalWatch()
+                settings.stopSignal = { signals.ending }
                 let service = try FulfilmentService(
                     store: store, home: global.resolvedHome, library: library, configuration: http, settings: settings)
+                // Downloading every loan is what cron does: titles that keep failing wait their turn. A title
+                // named by hand is tried at once.
+                service.honourBackoff = id == nil
                 let bar = ProgressBar(enabled: !global.quiet && !output.json && Output.useColor)
                 service.progress = { bar.show($0) }
                 // Declining the question is the patron's choice, not a failure: it does not change the exit status.
@@ -96,8 +102,16 @@ extension Shelf {
                 var firstFailure: (exit: ShelfExit, message: String)?
                 for title in wanted {
                     let declinedBefore = declined.titles
+                    if let signal = signals.ending { throw ExitCode(128 + signal) }
                     let outcome = Result { try service.download(title) }
                     bar.finish()
+                    if case .failure(DownloadError.interrupted(let signal)) = outcome {
+                        // The queue keeps the title as it was, to resume next time.
+                        let state = (try? store.summary(of: title).state.label) ?? "where it was"
+                        let name = (try? store.summary(of: title).title) ?? title.entryID
+                        Output.error("shelf: download interrupted; \(name) is back to \(state), with the parts received so far kept for `shelf download` to resume")
+                        throw ExitCode(128 + signal)
+                    }
                     // A failed download is what the patron hears about, not a queue that could not note it.
                     if case .failure = outcome {
                         try? queue.settle(title, after: outcome)
@@ -107,10 +121,14 @@ extension Shelf {
                     switch outcome {
                     case .success(let report):
                         reports.append(report)
-                        if report.state != .downloaded && declined.titles == declinedBefore {
+                        // A title backing off after failing again and again is not this run's failure.
+                        let skipped = if case .backingOff? = report.transition { true } else { false }
+                        if report.state != .downloaded && declined.titles == declinedBefore && !skipped {
                             firstFailure = firstFailure ?? (.serverError, report.message)
                         }
-                        if !output.json && (!global.quiet || report.state != .downloaded) { Output.line(report.message) }
+                        if !output.json && (!global.quiet || (report.state != .downloaded && !skipped)) {
+                            Output.line(report.message)
+                        }
                         for failure in report.failures { Output.error("shelf: \(failure)") }
                     case .failure(let error):
                         guard let failure = error as? ShelfFailure, wanted.count > 1 else { throw error }

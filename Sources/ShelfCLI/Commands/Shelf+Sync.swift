@@ -22,6 +22,8 @@ extension Shelf {
                 them per library with `shelf library set NAME --crawl-depth N --crawl-feeds N`, or for one run \
                 here. When a bound stops the crawl, a warning says which; the titles read are stored, and no \
                 title is removed that sync. A root that leads to no title at all fails with exit status 90.
+
+                A page answering 429 or 5xx, or cut short, is asked for again with backoff (honouring Retry-After)                 up to 5 times within 2 minutes. A library that keeps failing is backed off across runs: after its                 second failure in a row it is not tried again for 30 minutes, doubling up to a day, and a sync                 meanwhile skips it with one line and exit status 0. --now tries at once. Under --quiet only the                 first failure and the first success after failures are printed.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -35,6 +37,9 @@ extension Shelf {
 
         @Flag(name: .long, help: "Accept a loans feed that comes back empty although loans are stored (normally they are kept).")
         var acceptEmptyLoans = false
+
+        @Flag(name: .long, help: "Try a library now even while it is backed off after failing again and again.")
+        var now = false
 
         @OptionGroup var crawl: CrawlBoundOptions
 
@@ -52,6 +57,7 @@ extension Shelf {
                 var options = SyncOptions()
                 options.lockTimeout = wait
                 options.acceptEmptyLoans = acceptEmptyLoans
+                options.honourBackoff = !now
                 options.crawlDepth = crawl.crawlDepth
                 options.crawlFeeds = crawl.crawlFeeds
                 options.log = global.logger
@@ -75,9 +81,18 @@ extension Shelf {
                                 Output.line("\(prefix)\(notice.title): \(notice.message)")
                             }
                         }
+                        if let transition = summary.transition, !output.json, let line = Self.line(transition, library.name) {
+                            Output.line(line)
+                        }
+                    } catch SyncError.backingOff(let name, let until, let failures, let reason) {
+                        // Not a failure of this run: cron every 30 minutes stays quiet until the library is due.
+                        let skipped = SyncError.backingOff(library: name, until: until, failures: failures, reason: reason)
+                        if !global.quiet && !output.json { Output.line("Skipped: \(skipped.description)") }
                     } catch let failure as ShelfFailure {
                         let prefix = libraries.count > 1 ? "\(library.name): " : ""
-                        Output.error("shelf: \(prefix)\(failure.description)")
+                        // Under --quiet a library already known to be failing says nothing more until it recovers.
+                        let news = engine.lastTransition?.isNews ?? true
+                        if !global.quiet || news { Output.error("shelf: \(prefix)\(failure.description)") }
                         firstFailure = firstFailure ?? failure
                         if case SyncError.busy = failure { break }
                     }
@@ -88,6 +103,13 @@ extension Shelf {
                 }
                 if output.json && !global.quiet { try Output.json(summaries) }
             }
+        }
+
+        /// The line for a failure streak's end.
+        static func line(_ transition: FailureTransition, _ library: String) -> String? {
+            guard case .recovered(let failures, let since) = transition else { return nil }
+            return "\(library): syncing works again, after \(failures) failed sync\(failures == 1 ? "" : "s") since "
+                + SyncError.localTime(since)
         }
     }
 }

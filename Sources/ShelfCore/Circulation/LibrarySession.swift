@@ -87,9 +87,12 @@ public final class LibrarySession: Sendable {
             if response.status == 401, client !== http { throw forgetCredentials() }
             guard response.status == 401, let sent else { return response }
             let problem = ProblemDocument.parse(response.body)
-            if let token = sent.token, !retried, problem?.isRecoverableAuth ?? true {
-                // The token lapsed early or was revoked: the card and PIN may still be good. Another sender
-                // may have replaced it already; then theirs is used.
+            if let token = sent.token {
+                // A refused token says nothing about the card and PIN: it lapsed early, was revoked, or the server
+                // restarted and forgot it (answering "invalid credentials" about a token it never issued). They
+                // get a new token; only the token endpoint refusing them erases them (in `renewed`). Another
+                // sender may have replaced the token already; then theirs is used.
+                guard !retried else { return response }
                 state.withLock { if $0.credentials?.token == token { $0.credentials?.token = nil } }
                 retried = true
                 continue

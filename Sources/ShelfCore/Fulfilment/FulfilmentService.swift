@@ -11,6 +11,9 @@ public struct DownloadReport: Codable, Sendable, Equatable {
     /// One line per part that did not complete.
     public var failures: [String]
     public var message: String
+    /// What this download changed about the title's failure streak (started failing, recovered, skipped while
+    /// backing off), for the caller to report once.
+    public var transition: FailureTransition?
 }
 
 /// Where a download stands, for a progress bar.
@@ -46,6 +49,9 @@ public final class FulfilmentService {
     public var confirmLarge: ((Int64) -> Bool)?
     /// Called a few times a second while parts download.
     public var progress: ((DownloadProgress) -> Void)?
+    /// Skip a title whose downloads keep failing until its streak's next try (unattended downloads); a
+    /// `shelf download ID` by hand leaves it false and tries at once.
+    public var honourBackoff = false
 
     public init(
         store: Store, home: Home, library: Library, configuration: HTTPConfiguration,
@@ -63,8 +69,56 @@ public final class FulfilmentService {
 
     // MARK: download
 
-    /// Downloads a title the patron may have. Safe to run again after any interruption: it resumes.
+    /// Downloads a title the patron may have. Safe to run again after any interruption: it resumes. A failure
+    /// adds to the title's failure streak and a success ends it (`DownloadReport.transition` says which, and a
+    /// thrown failure's is `lastTransition`).
     public func download(_ edition: EditionRef) throws -> DownloadReport {
+        lastTransition = nil
+        if honourBackoff, let streak = try store.failureStreak(libraryID: library.id, editionID: edition.rowID),
+            streak.nextTryAt > Date()
+        {
+            let summary = try store.summary(of: edition)
+            lastTransition = .backingOff(until: streak.nextTryAt, failures: streak.failures, reason: streak.lastReason)
+            var skipped = try report(
+                summary, edition: edition,
+                message: "Skipped \(summary.title): its download failed \(streak.failures) times in a row; next try after "
+                    + "\(SyncError.localTime(streak.nextTryAt)) (`shelf download \(summary.id)` tries now).")
+            skipped.transition = lastTransition
+            return skipped
+        }
+        do {
+            var report = try attempt(edition)
+            if report.state == .downloaded {
+                if let ended = try? store.endFailureStreak(libraryID: library.id, editionID: edition.rowID) {
+                    lastTransition = .recovered(failures: ended.failures, since: ended.firstFailedAt)
+                }
+            } else if let failure = report.failures.first {
+                noteFailure(edition, reason: failure)
+            }
+            report.transition = lastTransition
+            return report
+        } catch DownloadError.interrupted(let signal) {
+            // The patron stopped it: not the title's fault.
+            throw DownloadError.interrupted(signal: signal)
+        } catch let failure as ShelfFailure {
+            noteFailure(edition, reason: failure.description)
+            throw failure
+        }
+    }
+
+    /// What the last `download` changed about the title's failure streak.
+    public private(set) var lastTransition: FailureTransition?
+
+    private func noteFailure(_ edition: EditionRef, reason: String) {
+        guard let streak = try? store.noteFailure(libraryID: library.id, editionID: edition.rowID, reason: reason) else {
+            return
+        }
+        lastTransition = streak.failures == 1
+            ? .startedFailing(reason: reason)
+            : .stillFailing(failures: streak.failures, nextTry: streak.nextTryAt, reason: reason)
+    }
+
+    private func attempt(_ edition: EditionRef) throws -> DownloadReport {
         let detail = try store.edition(edition)
         let summary = detail.summary
         let rowID = edition.rowID
@@ -421,9 +475,28 @@ public final class FulfilmentService {
     // MARK: archive
 
     /// Deletes the local files and keeps the loan: Downloaded/Updated → Clearing → New.
+    /// A title a download left half-way (interrupted, or killed while Downloading) has its partial files removed
+    /// and goes back to where it rests.
     public func archive(_ edition: EditionRef) throws -> String {
-        let summary = try store.summary(of: edition)
-        guard summary.actions.contains(.archive) else { throw FulfilmentError.nothingToArchive(title: summary.title) }
+        var summary = try store.summary(of: edition)
+        if !summary.actions.contains(.archive) {
+            let lockFile = home.temporary.appendingPathComponent("download-\(library.id)-\(edition.rowID).lock")
+            guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
+                throw FulfilmentError.busy(title: summary.title, pid: FileLock.holder(of: lockFile))
+            }
+            defer { withExtendedLifetime(lock) {} }
+            // A process killed mid-download left the state in progress: nothing is running now (the lock was free).
+            if summary.state.isInProgress && summary.state != .clearing {
+                try store.applyLifecycle(.failed, to: edition, reason: "interrupted; archived")
+                summary = try store.summary(of: edition)
+            }
+            if !summary.actions.contains(.archive) {
+                guard try LocalFiles(store: store, home: home).clearPartial(library: library, rowID: edition.rowID) else {
+                    throw FulfilmentError.nothingToArchive(title: summary.title)
+                }
+                return "Removed the half-downloaded files of \(summary.title); it stays on your shelf."
+            }
+        }
         try store.applyLifecycle(.archiveRequested, to: edition, reason: "archived by the patron")
         try LocalFiles(store: store, home: home).finishClearing(library)
         return "Removed the files of \(summary.title); it stays on your shelf."

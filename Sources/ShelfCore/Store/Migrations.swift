@@ -321,6 +321,22 @@ enum Migrations {
                 ALTER TABLE feed_page ADD COLUMN navigation TEXT;
                 """)
         }
+        migrator.registerMigration("v12-failure-backoff") { db in
+            try db.execute(sql: """
+                -- A run of failures in a row: a library's sync (edition_id NULL) or one title's download. The next
+                -- unattended try waits until next_try_at; a success deletes the row.
+                CREATE TABLE failure_streak (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    edition_id INTEGER REFERENCES edition(id) ON DELETE CASCADE,
+                    first_failed_at REAL NOT NULL,
+                    failures INTEGER NOT NULL,
+                    next_try_at REAL NOT NULL,
+                    last_reason TEXT NOT NULL
+                );
+                CREATE UNIQUE INDEX failure_streak_key ON failure_streak(library_id, IFNULL(edition_id, 0));
+                """)
+        }
         return migrator
     }
 }

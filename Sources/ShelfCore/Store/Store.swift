@@ -7,6 +7,8 @@ public enum StoreError: ShelfFailure, Equatable {
     case corrupt(path: String, reason: String)
     case locked(path: String)
     case failed(reason: String)
+    /// SQLite could not write because the disk is full; `mountPoint` names the disk.
+    case diskFull(path: String, mountPoint: String)
     case noLibrary
     case libraryNotFound(String)
     case libraryExists(String)
@@ -17,6 +19,7 @@ public enum StoreError: ShelfFailure, Equatable {
         switch self {
         case .cannotOpen, .corrupt, .failed: .storeFailure
         case .locked: .storeLocked
+        case .diskFull: .diskFull
         case .noLibrary: .configuration
         case .libraryNotFound, .editionNotFound, .ambiguousEdition: .notFound
         case .libraryExists: .usage
@@ -30,6 +33,8 @@ public enum StoreError: ShelfFailure, Equatable {
             "the database \(path) is damaged (\(reason)); move it aside and run `shelf sync` to rebuild it from the library"
         case .locked(let path): "the database \(path) is locked by another process; try again when it finishes"
         case .failed(let reason): "database error: \(reason)"
+        case .diskFull(let path, let mountPoint):
+            "the disk at \(mountPoint) is full: cannot write \(path); free some space there and try again (nothing was changed)"
         case .noLibrary: "no library yet: add one with `shelf library add NAME URL` (or try `shelf demo`)"
         case .libraryNotFound(let name): "no library named '\(name)'; `shelf library list` shows them"
         case .libraryExists(let name): "a library named '\(name)' already exists; remove it first or pick another name"
@@ -147,6 +152,7 @@ public final class Store: Sendable {
         guard let error = error as? DatabaseError else { return .failed(reason: "\(error)") }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: return .locked(path: path)
+        case .SQLITE_FULL: return .diskFull(path: path, mountPoint: DiskSpace.mountPoint(of: path))
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .corrupt(path: path, reason: error.message ?? "\(error.resultCode)")
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH:
             return .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")

@@ -54,6 +54,8 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case exportFailed = 92
     /// The server has no page at the URL asked for (404, 410): the library's URL is wrong or has moved.
     case noSuchPage = 93
+    /// The disk shelf writes to is full, or has too little room for a download to start.
+    case diskFull = 94
     /// `shelf login` to a library that asks for no sign-in: its catalog opens without one and links no
     /// authentication document.
     case nothingToSignIn = 97
@@ -109,6 +111,16 @@ public enum NetworkError: ShelfFailure, Equatable {
 }
 
 extension NetworkError {
+    /// Whether another try may succeed: the server was slow, cut the response short, or answered 408, 429 or 5xx.
+    /// A host that cannot be reached at all is not retried within a run; the next run tries again.
+    public var isTransient: Bool {
+        switch self {
+        case .timedOut, .truncated: true
+        case .httpStatus(_, let status): RetryPolicy.isTransient(status: status)
+        default: false
+        }
+    }
+
     /// Whether the message names the URL itself, so a caller need not repeat it.
     public var namesURL: Bool {
         if case .httpStatus = self { true } else { false }

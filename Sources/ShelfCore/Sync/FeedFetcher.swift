@@ -97,6 +97,8 @@ final class FeedFetcher: Sendable {
     let log: (@Sendable (String) -> Void)?
     private let session: LibrarySession?
     private let storedShelf: String?
+    /// When a page that failed on the way (429, 5xx, a dropped connection) is asked for again.
+    private let retry: RetryPolicy
     let bounds: CrawlBounds
     /// The root feed: crawls stay on its scheme, host and port.
     let root: URL
@@ -106,8 +108,9 @@ final class FeedFetcher: Sendable {
     init(
         http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, storedShelf: String?,
         session: LibrarySession?, scratch: URL, maxPages: Int, root: URL, bounds: CrawlBounds,
-        log: (@Sendable (String) -> Void)?
+        retry: RetryPolicy = .pages, log: (@Sendable (String) -> Void)?
     ) {
+        self.retry = retry
         self.root = root
         self.bounds = bounds
         self.http = http
@@ -203,19 +206,40 @@ final class FeedFetcher: Sendable {
         let validators = stored.map { CacheValidators(etag: $0.etag, lastModified: $0.lastModified) }
         log?("fetching \(feed) page \(position): \(Redaction.url(address))")
         let accept = ["Accept": FeedDocument.accept]
-        let response: HTTPResponse
-        do {
-            if let session, kind == .loans || session.usesHTTPLogin {
-                // A plain HTTP login guards the whole catalog, so every page goes with it.
-                response = try session.send(url, headers: accept, validators: validators, spillingTo: scratch)
-            } else {
-                response = try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
+        var attempt = 0
+        var waited: TimeInterval = 0
+        var response: HTTPResponse
+        while true {
+            attempt += 1
+            var failure: NetworkError?
+            do {
+                if let session, kind == .loans || session.usesHTTPLogin {
+                    // A plain HTTP login guards the whole catalog, so every page goes with it.
+                    response = try session.send(url, headers: accept, validators: validators, spillingTo: scratch)
+                } else {
+                    response = try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
+                }
+            } catch let error as CirculationError {
+                // Stored credentials the library refused were erased: that is about the library, not this page.
+                throw error
+            } catch let error as NetworkError where error.isTransient {
+                failure = error
+                response = HTTPResponse(status: 0, headers: [:], url: address, body: Data(), bodyBytes: 0)
+            } catch let error as ShelfFailure {
+                throw SyncError.page(feed: feed, page: position, url: address, reason: error)
             }
-        } catch let error as CirculationError {
-            // Stored credentials the library refused were erased: that is about the library, not this page.
-            throw error
-        } catch let error as ShelfFailure {
-            throw SyncError.page(feed: feed, page: position, url: address, reason: error)
+            let transientStatus = failure == nil && RetryPolicy.isTransient(status: response.status)
+            guard failure != nil || transientStatus else { break }
+            let reason = failure ?? NetworkError.httpStatus(url: Redaction.url(address), status: response.status)
+            let asked = transientStatus ? RetryPolicy.retryAfter(response.header("retry-after")) : nil
+            guard let wait = retry.delay(afterAttempt: attempt, retryAfter: asked, waited: waited) else {
+                if attempt == 1 { throw SyncError.page(feed: feed, page: position, url: address, reason: reason) }
+                throw SyncError.gaveUp(
+                    feed: feed, page: position, url: address, attempts: attempt, waited: waited, reason: reason)
+            }
+            log?("\(feed) page \(position): \(reason); trying again in \(String(format: "%.1f", wait)) s")
+            Thread.sleep(forTimeInterval: wait)
+            waited += wait
         }
         if response.status == 304, let stored {
             guard channel.put(.notModified(kind: kind, url: address, position: position)) else { return nil }

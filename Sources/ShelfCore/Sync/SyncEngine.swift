@@ -7,17 +7,24 @@ public enum SyncError: ShelfFailure {
     case busy(pid: Int32?)
     /// A page could not be fetched or read; `page` is 1-based within its feed.
     case page(feed: String, page: Int, url: String, reason: any ShelfFailure)
+    /// A page kept failing in a way worth another try (429, 5xx, a dropped connection) until the retry policy's
+    /// attempts or time ran out.
+    case gaveUp(feed: String, page: Int, url: String, attempts: Int, waited: TimeInterval, reason: any ShelfFailure)
     /// A page's `next` link leads back to a page already read.
     case paginationLoop(feed: String, page: Int, url: String)
     case tooManyPages(feed: String, limit: Int)
     /// The root holds no titles, and no feed it links to within the crawl's bounds does; `sections` is how many
     /// feeds the root links to (0: none at all).
     case noWayToBooks(library: String, url: String, sections: Int, bounds: CrawlBounds, limit: CrawlLimit?)
+    /// Not tried: the library failed `failures` times in a row and its next try is at `until` (`sync --now`
+    /// tries anyway). Not a failure of this run: it exits 0, so cron stays quiet.
+    case backingOff(library: String, until: Date, failures: Int, reason: String)
 
     public var exitCode: ShelfExit {
         switch self {
+        case .backingOff: .success
         case .busy: .busy
-        case .page(_, _, _, let reason): reason.exitCode
+        case .page(_, _, _, let reason), .gaveUp(_, _, _, _, _, let reason): reason.exitCode
         case .paginationLoop, .tooManyPages: .badData
         case .noWayToBooks: .notACatalog
         }
@@ -25,12 +32,18 @@ public enum SyncError: ShelfFailure {
 
     public var description: String {
         switch self {
+        case .backingOff(let library, let until, let failures, _):
+            "\(library) failed \(failures) times in a row; not trying again before "
+                + "\(SyncError.localTime(until)) (`shelf sync --now` tries now)"
         case .busy(let pid):
             "another shelf sync is running\(pid.map { " (pid \($0))" } ?? ""); try again when it finishes"
         case .page(let feed, let page, _, let reason as NetworkError) where reason.namesURL:
             "sync stopped at page \(page) of the \(feed): \(reason); nothing was changed"
         case .page(let feed, let page, let url, let reason):
             "sync stopped at page \(page) of the \(feed) (\(Redaction.url(url))): \(reason); nothing was changed"
+        case .gaveUp(let feed, let page, let url, let attempts, let waited, let reason):
+            "sync stopped at page \(page) of the \(feed) (\(Redaction.url(url))) after \(attempts) attempts over "
+                + "\(Int(waited.rounded())) s: \(reason); nothing was changed"
         case .paginationLoop(let feed, let page, let url):
             "sync stopped: page \(page) of the \(feed) links back to \(Redaction.url(url)) (a pagination loop); nothing was changed"
         case .tooManyPages(let feed, let limit):
@@ -45,6 +58,16 @@ public enum SyncError: ShelfFailure {
                     ? "; check that it is the library's OPDS catalog URL"
                     : "; read further with `shelf library set \(library) --crawl-depth N --crawl-feeds N`")
         }
+    }
+}
+
+extension SyncError {
+    /// `2026-11-23 21:40`, in local time.
+    public static func localTime(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyy-MM-dd HH:mm"
+        return formatter.string(from: date)
     }
 }
 
@@ -74,6 +97,8 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     public var positionsPushed = 0
     /// Those still queued (offline, not signed in); the next sync or `listen` pushes them.
     public var positionsPending = 0
+    /// The end of a failure streak (`recovered`), when this sync ended one.
+    public var transition: FailureTransition?
     public var seconds: Double = 0
 
     public init(library: String) { self.library = library }
@@ -100,6 +125,10 @@ public struct SyncOptions: Sendable {
     public var crawlFeeds: Int?
     /// Accept a loans feed that comes back empty while loans are stored (normally kept, with a warning).
     public var acceptEmptyLoans = false
+    /// Skip a library whose failure streak says its next try is later (`shelf sync` under cron); `--now` clears it.
+    public var honourBackoff = false
+    /// When a catalog or loans page that failed on the way (429, 5xx, a dropped connection) is asked for again.
+    public var retry = RetryPolicy.pages
     public var http = HTTPConfiguration()
     /// Progress lines (`-v`); never carries credentials.
     public var log: (@Sendable (String) -> Void)?
@@ -113,6 +142,9 @@ public final class SyncEngine {
     private let home: Home
     private let options: SyncOptions
     private let http: HTTPClient
+    /// What the last `sync` changed about the library's failure streak, whether it succeeded, failed or was
+    /// skipped: the caller reports it (once when a library starts failing, once when it recovers).
+    public private(set) var lastTransition: FailureTransition?
 
     public init(store: Store, home: Home, options: SyncOptions = SyncOptions()) {
         self.store = store
@@ -123,6 +155,12 @@ public final class SyncEngine {
 
     /// Syncs one library. On failure nothing in the store changes except the record of the failed run.
     public func sync(_ library: Library) throws -> SyncSummary {
+        lastTransition = nil
+        if options.honourBackoff, let streak = try store.failureStreak(libraryID: library.id), streak.nextTryAt > Date() {
+            lastTransition = .backingOff(until: streak.nextTryAt, failures: streak.failures, reason: streak.lastReason)
+            throw SyncError.backingOff(
+                library: library.name, until: streak.nextTryAt, failures: streak.failures, reason: streak.lastReason)
+        }
         guard let lock = try FileLock.acquire(home.syncLock, timeout: options.lockTimeout) else {
             throw SyncError.busy(pid: FileLock.holder(of: home.syncLock))
         }
@@ -141,10 +179,19 @@ public final class SyncEngine {
             }
             try LocalFiles(store: store, home: home).finishClearing(library)
             pushPositions(library, into: &summary)
+            if let ended = try? store.endFailureStreak(libraryID: library.id) {
+                summary.transition = .recovered(failures: ended.failures, since: ended.firstFailedAt)
+                lastTransition = summary.transition
+            }
             summary.seconds = Date().timeIntervalSince(started)
             return summary
         } catch let error as ShelfFailure {
             recordFailure(library, started: started, message: error.description)
+            if let streak = try? store.noteFailure(libraryID: library.id, reason: error.description) {
+                lastTransition = streak.failures == 1
+                    ? .startedFailing(reason: error.description)
+                    : .stillFailing(failures: streak.failures, nextTry: streak.nextTryAt, reason: error.description)
+            }
             throw error
         }
     }
@@ -189,7 +236,7 @@ public final class SyncEngine {
         let fetcher = FeedFetcher(
             http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
             session: session, scratch: scratch, maxPages: options.maxPages, root: rootURL,
-            bounds: bounds, log: options.log)
+            bounds: bounds, retry: options.retry, log: options.log)
         let channel = FetchChannel(capacity: 2)
         let fetching = Background { fetcher.run(into: channel) }
         defer {

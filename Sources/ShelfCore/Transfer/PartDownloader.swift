@@ -35,15 +35,29 @@ public struct DownloadSettings: Sendable {
     public var concurrency = 4
     /// Transfers at once to one host.
     public var perHost = 4
+    /// When to try a part again; the same policy as catalog pages, with more room.
+    public var retry = RetryPolicy.parts
     /// Attempts per part before giving up on transient failures.
-    public var maxAttempts = 6
+    public var maxAttempts: Int {
+        get { retry.maxAttempts }
+        set { retry.maxAttempts = newValue }
+    }
     /// No byte for this long abandons the attempt (and retries).
     public var stallSeconds = 30
     /// Bytes per second for all transfers together, or nil.
     public var limitRate: Int64?
-    public var backoffBase: TimeInterval = 0.5
-    public var backoffCap: TimeInterval = 30
+    public var backoffBase: TimeInterval {
+        get { retry.base }
+        set { retry.base = newValue }
+    }
+    public var backoffCap: TimeInterval {
+        get { retry.cap }
+        set { retry.cap = newValue }
+    }
     public var log: (@Sendable (String) -> Void)?
+    /// Asked often: a signal number (SIGINT, SIGTERM) stops every transfer, keeping the bytes received, and
+    /// `run` throws `DownloadError.interrupted`.
+    public var stopSignal: (@Sendable () -> Int32?)?
 
     public init() {}
 }
@@ -66,17 +80,38 @@ public struct PartProgress: Sendable, Equatable {
 
 /// Why a download could not start.
 public enum DownloadError: ShelfFailure, Equatable {
-    case diskSpace(directory: String, needed: Int64, available: Int64)
+    case diskSpace(directory: String, mountPoint: String, needed: Int64, available: Int64)
+    /// A write failed with ENOSPC mid-download; the bytes written so far are kept for a resume.
+    case diskFull(path: String, mountPoint: String)
     case cannotWrite(path: String, reason: String)
+    /// A signal stopped the transfers; the `.part` files keep what arrived, for the next run to resume.
+    case interrupted(signal: Int32)
 
-    public var exitCode: ShelfExit { .storeFailure }
+    public var exitCode: ShelfExit {
+        switch self {
+        case .diskSpace, .diskFull: .diskFull
+        case .cannotWrite: .storeFailure
+        case .interrupted: .failure
+        }
+    }
 
     public var description: String {
         switch self {
-        case .diskSpace(let directory, let needed, let available):
-            "not enough disk space in \(directory): \(needed / 1_048_576) MB needed, \(available / 1_048_576) MB free; free some space and try again"
+        case .diskSpace(let directory, let mountPoint, let needed, let available):
+            "not enough room on the disk at \(mountPoint) for \(directory): \(Self.megabytes(needed)) needed (with 64 MB "
+                + "to spare), \(Self.megabytes(available)) free; free some space there and try again"
+        case .diskFull(let path, let mountPoint):
+            "the disk at \(mountPoint) is full: cannot write \(path); free some space there and run `shelf download` to resume"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
+        case .interrupted(let signal):
+            "the download was interrupted (signal \(signal)); the bytes received are kept: run `shelf download` to resume"
         }
+    }
+}
+
+extension DownloadError {
+    fileprivate static func megabytes(_ bytes: Int64) -> String {
+        bytes >= 1_048_576 ? "\(bytes / 1_048_576) MB" : "\(max(1, bytes / 1024)) KB"
     }
 }
 
@@ -97,17 +132,28 @@ public final class PartDownloader {
         var results: [Int: PartResult] = [:]
         var pending: [Transfer] = []
         for part in parts {
-            if let size = Self.completeSize(part) {
+            if let size = Self.completeSize(part) ?? Self.promoteCompletePartFile(part) {
                 results[part.index] = .complete(bytes: size)
             } else {
                 pending.append(Transfer(part: part))
             }
         }
         try checkDiskSpace(pending.map(\.part))
+        // One bucket for every connection: the limit is for the download, however many parts run at once.
+        let limiter = settings.limitRate.map { RateLimiter(bytesPerSecond: $0) }
+        for transfer in pending { transfer.limiter = limiter }
         let multi = try CurlMulti(maxConnections: settings.concurrency, maxPerHost: settings.perHost)
         var active: [ObjectIdentifier: Transfer] = [:]
         var lastProgress = Date.distantPast
         while !pending.isEmpty || !active.isEmpty {
+            if let signal = settings.stopSignal?() {
+                for transfer in active.values {
+                    try? multi.remove(transfer.easy)
+                    transfer.easy.detach()
+                    transfer.close()
+                }
+                throw DownloadError.interrupted(signal: signal)
+            }
             let now = Date()
             pending.sort { $0.notBefore < $1.notBefore }
             while active.count < settings.concurrency, let next = pending.first, next.notBefore <= now {
@@ -126,16 +172,31 @@ public final class PartDownloader {
             for (easy, failure) in try multi.step(timeout: 100) {
                 try multi.remove(easy)
                 guard let transfer = active.removeValue(forKey: ObjectIdentifier(easy)) else { continue }
+                if transfer.diskFull {
+                    // Every part writes to the same disk: stop them all, keeping what they wrote.
+                    transfer.easy.detach()
+                    transfer.close()
+                    for other in active.values {
+                        try? multi.remove(other.easy)
+                        other.easy.detach()
+                        other.close()
+                    }
+                    throw DownloadError.diskFull(
+                        path: transfer.partFile.path, mountPoint: DiskSpace.mountPoint(of: transfer.partFile.path))
+                }
                 switch finish(transfer, failure: failure) {
                 case .done(let result):
                     results[transfer.part.index] = result
                 case .retry(let reason, let after):
                     transfer.attempt += 1
-                    if transfer.attempt >= settings.maxAttempts {
+                    let wait = after == 0
+                        ? 0 : settings.retry.delay(afterAttempt: transfer.attempt, retryAfter: after, waited: transfer.waited)
+                    if transfer.attempt >= settings.maxAttempts || wait == nil {
                         results[transfer.part.index] = .failed(
                             reason: "gave up after \(transfer.attempt) attempts: \(reason)")
-                    } else {
-                        transfer.notBefore = Date().addingTimeInterval(after ?? backoff(transfer.attempt))
+                    } else if let wait {
+                        transfer.waited += wait
+                        transfer.notBefore = Date().addingTimeInterval(wait)
                         settings.log?("part \(transfer.part.index + 1): \(reason); retrying")
                         pending.append(transfer)
                     }
@@ -152,12 +213,6 @@ public final class PartDownloader {
         return results
     }
 
-    /// Full jitter on an exponential backoff: spreads retries so parts do not hammer a struggling server together.
-    private func backoff(_ attempt: Int) -> TimeInterval {
-        let ceiling = min(settings.backoffCap, settings.backoffBase * pow(2, Double(attempt - 1)))
-        return Double.random(in: 0...ceiling)
-    }
-
     /// A part already in place (and of the expected length, when known).
     private static func completeSize(_ part: DownloadPart) -> Int64? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: part.destination.path),
@@ -167,18 +222,42 @@ public final class PartDownloader {
         return size
     }
 
+    /// A `.part` file that already holds every byte the manifest states (and the right SHA-256, when it gives one)
+    /// but was never renamed — the process was killed between the last write and the rename — is moved into place
+    /// without asking the server again. Returns its size, or nil when it is not complete or not known to be.
+    static func promoteCompletePartFile(_ part: DownloadPart) -> Int64? {
+        guard let expected = part.expectedLength, Transfer.existingBytes(part) == expected else { return nil }
+        let partFile = part.destination.appendingPathExtension("part")
+        if let digest = part.sha256, (try? SHA256.hex(of: partFile)) != digest.lowercased() { return nil }
+        do {
+            if FileManager.default.fileExists(atPath: part.destination.path) {
+                try FileManager.default.removeItem(at: part.destination)
+            }
+            try FileManager.default.moveItem(at: partFile, to: part.destination)
+        } catch {
+            return nil
+        }
+        try? FileManager.default.removeItem(at: part.destination.appendingPathExtension("part.json"))
+        return expected
+    }
+
     private func checkDiskSpace(_ parts: [DownloadPart]) throws {
         let needed = parts.reduce(Int64(0)) { total, part in
             guard let expected = part.expectedLength else { return total }
             return total + max(0, expected - Transfer.existingBytes(part))
         }
         guard needed > 0, let directory = parts.first?.destination.deletingLastPathComponent() else { return }
-        var info = statvfs()
-        guard statvfs(directory.path, &info) == 0 else { return }
-        let available = Int64(info.f_bavail) * Int64(info.f_frsize)
+        // The directory may not exist yet: ask about the nearest one that does.
+        var existing = directory
+        while !FileManager.default.fileExists(atPath: existing.path) && existing.path != "/" {
+            existing.deleteLastPathComponent()
+        }
+        guard let available = DiskSpace.available(at: existing.path) else { return }
         // Keep a margin so the rest of the system does not run out because of us.
         if needed + 64 * 1_048_576 > available {
-            throw DownloadError.diskSpace(directory: directory.path, needed: needed, available: available)
+            throw DownloadError.diskSpace(
+                directory: directory.path, mountPoint: DiskSpace.mountPoint(of: existing.path), needed: needed,
+                available: available)
         }
     }
 
@@ -194,8 +273,8 @@ public final class PartDownloader {
         let request = CurlRequest(
             url: transfer.part.url.absoluteString, headerLines: lines, configuration: configuration,
             stallTimeout: settings.stallSeconds, decodesContent: false,
-            maxReceiveSpeed: settings.limitRate.map { max(1024, $0 / Int64(max(1, settings.concurrency))) },
-            bufferSize: 256 * 1024)
+            // Under a limit, smaller reads keep the shared bucket's waits short and even.
+            bufferSize: settings.limitRate.map { Int(min(256 * 1024, max(4096, $0 / 10))) } ?? 256 * 1024)
         do {
             try transfer.easy.prepare(request, sink: transfer)
             try multi.add(transfer.easy)
@@ -225,10 +304,11 @@ public final class PartDownloader {
         let status = transfer.status
         switch status {
         case 200, 206:
-            return complete(transfer)
+            return complete(transfer, total: transfer.total)
         case 416:
-            // Asked for bytes past the end: complete when what we hold is the whole file.
-            if let total = transfer.rangeTotal, total == transfer.offset { return complete(transfer) }
+            // Asked for bytes past the end: complete when what we hold is the whole file. The total is the one
+            // of `Content-Range: bytes */total`; the Content-Length of a 416 is its error body's.
+            if let total = transfer.rangeTotal, total == transfer.offset { return complete(transfer, total: total) }
             transfer.discard()
             return .retry("the server refused the range (416); starting the part again", after: 0)
         case 401, 403, 410:
@@ -240,10 +320,10 @@ public final class PartDownloader {
         }
     }
 
-    /// Checks the length and moves the part into place.
-    private func complete(_ transfer: Transfer) -> Outcome {
+    /// Checks the length against `total` (the whole file's, as the server stated it) and moves the part into place.
+    private func complete(_ transfer: Transfer, total: Int64?) -> Outcome {
         let size = transfer.offset + transfer.received
-        if let total = transfer.total, total != size {
+        if let total, total != size {
             return .retry("received \(size) of \(total) bytes", after: nil)
         }
         if let expected = transfer.part.expectedLength, expected != size {
@@ -273,6 +353,10 @@ private final class Transfer: CurlSink {
     let easy = CurlEasy()
     var attempt = 0
     var notBefore = Date.distantPast
+    /// The download's shared limit on bytes per second, or nil.
+    var limiter: RateLimiter?
+    /// Seconds spent waiting between attempts, against the policy's budget.
+    var waited: TimeInterval = 0
 
     /// Bytes already in the `.part` file when this attempt started.
     var offset: Int64 = 0
@@ -286,6 +370,8 @@ private final class Transfer: CurlSink {
     private var handle: FileHandle?
     private var checkedStart = false
     var writeFailure: String?
+    /// The last write failed with ENOSPC: no part can go on.
+    var diskFull = false
     var restartReason: String?
 
     init(part: DownloadPart) { self.part = part }
@@ -330,6 +416,7 @@ private final class Transfer: CurlSink {
         head = ResponseHead()
         checkedStart = false
         writeFailure = nil
+        diskFull = false
         restartReason = nil
     }
 
@@ -367,14 +454,7 @@ private final class Transfer: CurlSink {
         headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
     }
 
-    var retryAfter: TimeInterval? {
-        guard let value = headers["retry-after"] else { return nil }
-        if let seconds = TimeInterval(value) { return min(seconds, 300) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        return formatter.date(from: value).map { min(max(0, $0.timeIntervalSinceNow), 300) }
-    }
+    var retryAfter: TimeInterval? { RetryPolicy.retryAfter(headers["retry-after"]) }
 
     func header(_ line: Data) { head.take(line) }
 
@@ -405,6 +485,7 @@ private final class Transfer: CurlSink {
             let written = write(descriptor, base, remaining)
             if written < 0 {
                 if errno == EINTR { continue }
+                if errno == ENOSPC { diskFull = true }
                 let reason = errno == ENOSPC ? "the disk is full" : String(cString: strerror(errno))
                 writeFailure = "cannot write \(partFile.lastPathComponent): \(reason)"
                 return false
@@ -413,6 +494,7 @@ private final class Transfer: CurlSink {
             base += written
         }
         received += Int64(bytes.count)
+        limiter?.take(bytes.count)
         return true
     }
 

@@ -23,15 +23,19 @@ final class SyncFixture: @unchecked Sendable {
 
     /// Syncs on a thread of its own: the demo library answers from Swift concurrency's few threads, which a
     /// blocking sync must not hold.
-    func sync(lockTimeout: TimeInterval = 1) async throws -> SyncSummary {
+    func sync(lockTimeout: TimeInterval = 1, retry: RetryPolicy = SyncFixture.quickRetry) async throws -> SyncSummary {
         let (store, home, library) = (self.store, test.home, self.library)
         return try await offloaded {
             var options = SyncOptions()
             options.lockTimeout = lockTimeout
+            options.retry = retry
             options.http.stallTimeout = 5
             return try SyncEngine(store: store, home: home, options: options).sync(library)
         }
     }
+
+    /// Retries as the default policy makes them, with short waits so a failing page fails fast.
+    static let quickRetry = RetryPolicy(maxAttempts: 3, base: 0.05, cap: 2, budget: 5)
 
     /// The same, blocking the caller: only for syncs that fail before any request.
     func syncBlocking() throws -> SyncSummary {

@@ -1,0 +1,89 @@
+import DemoLibrary
+import Foundation
+import Testing
+@testable import ShelfCore
+
+/// Catalog pages that fail on the way (429, 5xx, a dropped connection) are asked for again, within bounds.
+@Suite(.serialized) struct SyncRetryTests {
+    private let touched = "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001"
+
+    @Test func aPageAnswering503TwiceThen200Syncs() async throws {
+        let fixture = try await SyncFixture()
+        defer { Task { await fixture.stop() } }
+        _ = try await fixture.sync()
+        try await fixture.state.touch(id: touched)
+        await fixture.state.setFaults(PageFaults(status: 503, statusTimes: 2), page: 3)
+        await fixture.state.resetStats()
+        let summary = try await fixture.sync()
+        #expect(summary.changed == 1)
+        #expect(await fixture.state.requestCount("/crawlable?page=3") == 3)
+        #expect(try fixture.store.library(named: "demo").lastSyncStatus == "ok")
+    }
+
+    @Test func retryAfterInSecondsIsHonoured() async throws {
+        let fixture = try await SyncFixture()
+        defer { Task { await fixture.stop() } }
+        await fixture.state.setFaults(PageFaults(status: 429, statusTimes: 1, retryAfter: "1"), page: 2)
+        let started = Date()
+        _ = try await fixture.sync()
+        // The quick policy's own waits are at most 0.05 s: the second try waited for the server's second.
+        #expect(Date().timeIntervalSince(started) >= 0.95)
+        #expect(await fixture.state.requestCount("/crawlable?page=2") == 2)
+    }
+
+    @Test func aPageFailingLongerThanTheBoundStopsTheSyncAndChangesNothing() async throws {
+        let fixture = try await SyncFixture()
+        defer { Task { await fixture.stop() } }
+        _ = try await fixture.sync()
+        try await fixture.state.touch(id: touched)
+        let before = try fixture.snapshot()
+        await fixture.state.setFaults(PageFaults(status: 503), page: 3)
+        await fixture.state.resetStats()
+        await #expect {
+            _ = try await fixture.sync()
+        } throws: { error in
+            guard let failure = error as? SyncError, case .gaveUp = failure else { return false }
+            #expect(failure.exitCode == .serverError)
+            #expect(failure.description.contains("sync stopped at page 3 of the catalog"))
+            #expect(failure.description.contains("after 3 attempts"))
+            #expect(failure.description.contains("503"))
+            #expect(!failure.description.contains("\n"))
+            return true
+        }
+        #expect(await fixture.state.requestCount("/crawlable?page=3") == 3)
+        #expect(try fixture.snapshot() == before)
+        #expect(try fixture.store.library(named: "demo").lastSyncStatus == "failed")
+    }
+
+    @Test func aRetryAfterPastTheBudgetIsNotWaitedFor() async throws {
+        let fixture = try await SyncFixture()
+        defer { Task { await fixture.stop() } }
+        await fixture.state.setFaults(PageFaults(status: 503, retryAfter: "3600"), page: 2)
+        let started = Date()
+        await #expect(throws: SyncError.self) { _ = try await fixture.sync() }
+        // An hour asked for, at most 60 s honoured: the sync gives up at once rather than sleep past its bound.
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(await fixture.state.requestCount("/crawlable?page=2") == 1)
+    }
+
+    @Test func retryAfterIsReadAsSecondsOrAnHTTPDate() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
+        #expect(RetryPolicy.retryAfter("120", now: now) == 120)
+        #expect(RetryPolicy.retryAfter("Tue, 14 Nov 2023 22:14:20 GMT", now: now) == 60)
+        #expect(RetryPolicy.retryAfter("Tue, 14 Nov 2023 22:00:00 GMT", now: now) == 0)
+        #expect(RetryPolicy.retryAfter("soon", now: now) == nil)
+        #expect(RetryPolicy.retryAfter(nil, now: now) == nil)
+    }
+
+    @Test func thePolicyIsBoundedInAttemptsAndTime() {
+        let policy = RetryPolicy(maxAttempts: 3, base: 1, cap: 10, budget: 12, longestRetryAfter: 20)
+        #expect(policy.delay(afterAttempt: 3, retryAfter: nil, waited: 0) == nil)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 30, waited: 0) == nil)
+        #expect(policy.delay(afterAttempt: 1, retryAfter: 11, waited: 0) == 11)
+        #expect(policy.delay(afterAttempt: 2, retryAfter: 5, waited: 10) == nil)
+        let jittered = policy.delay(afterAttempt: 2, retryAfter: nil, waited: 0)
+        #expect(jittered != nil && jittered! >= 0 && jittered! <= 2)
+        #expect(RetryPolicy.isTransient(status: 503) && RetryPolicy.isTransient(status: 429))
+        #expect(!RetryPolicy.isTransient(status: 404) && !RetryPolicy.isTransient(status: 401))
+    }
+}
