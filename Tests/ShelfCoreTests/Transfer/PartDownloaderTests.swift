@@ -162,11 +162,12 @@ private final class DownloadFixture: @unchecked Sendable {
         // Content-Length promises 500 bytes more than are sent: the body is cut short, never moved into place as
         // it is; the resume asks past the end, and the 416's `Content-Range: bytes */total` (not the length of
         // its error body) says the bytes held are the whole part.
+        let expected = try await fixture.serverBytes()[0]
+        await fixture.server.state.resetStats()
         await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], extraContentLength: 500), for: DownloadFixture.bookID)
         var settings = DownloadFixture.quick
         settings.maxAttempts = 3
         let results = try await fixture.download(settings)
-        let expected = try await fixture.serverBytes()[0]
         #expect(results[0] == .complete(bytes: Int64(expected.count)))
         #expect(try Data(contentsOf: fixture.parts[0].destination) == expected)
         #expect(!FileManager.default.fileExists(atPath: fixture.parts[0].destination.path + ".part"))
@@ -273,8 +274,10 @@ private final class DownloadFixture: @unchecked Sendable {
         await #expect {
             _ = try await fixture.download(parts: parts)
         } throws: { error in
-            guard case DownloadError.diskSpace = error else { return false }
-            return (error as? DownloadError)?.description.hasPrefix("not enough disk space in") == true
+            guard case DownloadError.diskSpace(_, let mountPoint, _, _) = error else { return false }
+            #expect((error as? DownloadError)?.exitCode == .diskFull)
+            #expect(mountPoint == DiskSpace.mountPoint(of: fixture.directory.path))
+            return (error as? DownloadError)?.description.hasPrefix("not enough room on the disk at \(mountPoint) for") == true
         }
         await fixture.finish()
     }
