@@ -28,6 +28,11 @@ struct ShelfRunner: Sendable {
         home = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-cli-\(UUID().uuidString)")
     }
 
+    /// A runner whose home is `home` (on a disk of the test's choosing).
+    init(home: URL) {
+        self.home = home
+    }
+
     struct Result: Sendable {
         var status: Int32
         var stdout: String

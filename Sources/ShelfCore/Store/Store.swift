@@ -153,6 +153,9 @@ public final class Store: Sendable {
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED: return .locked(path: path)
         case .SQLITE_FULL: return .diskFull(path: path, mountPoint: DiskSpace.mountPoint(of: path))
+        // Writing the WAL or its index on a full disk can come back as an I/O error rather than SQLITE_FULL.
+        case .SQLITE_IOERR where DiskSpace.isNearlyFull(path):
+            return .diskFull(path: path, mountPoint: DiskSpace.mountPoint(of: path))
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .corrupt(path: path, reason: error.message ?? "\(error.resultCode)")
         case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH:
             return .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")

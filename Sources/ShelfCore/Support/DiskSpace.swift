@@ -24,6 +24,13 @@ public enum DiskSpace {
         return current.path
     }
 
+    /// Whether the file system holding `path` has less than 1 MB left: what an I/O error there most likely means.
+    public static func isNearlyFull(_ path: String) -> Bool {
+        var existing = URL(fileURLWithPath: path)
+        while !FileManager.default.fileExists(atPath: existing.path) && existing.path != "/" { existing.deleteLastPathComponent() }
+        return (available(at: existing.path) ?? .max) < 1_048_576
+    }
+
     /// Bytes an unprivileged process may still write on the file system holding `path`, or nil when it cannot
     /// be asked. The corresponding C function is `statvfs`.
     public static func available(at path: String) -> Int64? {

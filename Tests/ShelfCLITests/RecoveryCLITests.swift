@@ -1,0 +1,181 @@
+import DemoLibrary
+import Foundation
+import ShelfCore
+import Testing
+
+/// Recovering by itself: interrupted downloads, a full disk, a server that keeps failing, a server that overstates.
+@Suite(.serialized) struct RecoveryCLITests {
+    private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+
+    private func ready() async throws -> CLIFixture {
+        let fixture = try await CLIFixture()
+        try await fixture.signIn()
+        return fixture
+    }
+
+    private func directory(_ fixture: CLIFixture, _ query: String) throws -> URL {
+        let home = Home(directory: fixture.shelf.home)
+        let store = try Store(home: home)
+        let library = try store.library(named: "demo")
+        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library).rowID)
+    }
+
+    /// Bytes in the `.part` files of `directory`.
+    private func partialBytes(in directory: URL) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".part") }.reduce(0) { total, name in
+            let path = directory.appendingPathComponent(name).path
+            return total + (((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.intValue ?? 0)
+        }
+    }
+
+    /// Waits until the download under way has written more bytes into its `.part` files than `before`.
+    private func waitForNewBytes(in directory: URL, before: Int) async throws {
+        for _ in 0..<100 {
+            if partialBytes(in: directory) > before { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("no part file got new bytes in 5 s")
+    }
+
+    @Test func interruptAndTerminateMidDownloadPutTheTitleBackAndArchiveClearsTheParts() async throws {
+        let fixture = try await ready()
+        await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 4_000), for: sherlock)
+        let files = try directory(fixture, "7d3c0002")
+        for signal in [SIGINT, SIGTERM] {
+            let before = partialBytes(in: files)
+            let (process, out, err) = try fixture.shelf.start(["download", "7d3c0002"])
+            try await waitForNewBytes(in: files, before: before)
+            kill(process.processIdentifier, signal)
+            let stderr = try await offloaded {
+                _ = out.fileHandleForReading.readDataToEndOfFile()
+                let data = err.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                return String(decoding: data, as: UTF8.self)
+            }
+            #expect(process.terminationStatus == 128 + signal, "signal \(signal): \(stderr)")
+            #expect(stderr.contains("download interrupted; The Adventures of Sherlock Holmes is back to New"), "\(stderr)")
+            let show = try await fixture.shelf.run(["show", "7d3c0002"])
+            #expect(show.stdout.contains("State         New"), "\(show.stdout)")
+        }
+        // The half-downloaded parts are there, and archive clears them though the title was never downloaded.
+        #expect(FileManager.default.fileExists(atPath: files.path))
+        let archive = try await fixture.shelf.run(["archive", "7d3c0002"])
+        #expect(archive.status == 0, "\(archive.stderr)")
+        #expect(archive.stdout.contains("Removed the half-downloaded files of The Adventures of Sherlock Holmes"))
+        #expect(!FileManager.default.fileExists(atPath: files.path))
+        // Nothing left to clear now: archive says so, as before.
+        #expect(try await fixture.shelf.run(["archive", "7d3c0002"]).status == ShelfExit.notAllowed.rawValue)
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
+        #expect(try await fixture.shelf.run(["download", "7d3c0002"]).status == 0)
+        await fixture.finish()
+    }
+
+    @Test func anOverstatingServerEndsWithTheServersBytes() async throws {
+        let fixture = try await ready()
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], extraContentLength: 300), for: sherlock)
+        let download = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(download.status == 0, "\(download.stderr)")
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
+        let files = try directory(fixture, "7d3c0002")
+        let manifest = try ShelfCore.AudiobookManifest.parse(
+            Data(contentsOf: files.appendingPathComponent("manifest.json")), url: files)
+        let remote = try await offloaded { try HTTPClient().request(URL(string: manifest.parts[0].href)!).body }
+        #expect(try Data(contentsOf: files.appendingPathComponent("part-001.mp3")) == remote)
+        await fixture.finish()
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
+    func aFullDiskIsNamedAndTheDownloadResumesOnceThereIsRoom() async throws {
+        let mount = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-full-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let mounted = try Self.spawn(["/bin/mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", mount.path])
+        try #require(mounted == 0, "mount -t tmpfs failed")
+        defer {
+            _ = try? Self.spawn(["/bin/umount", mount.path])
+            try? FileManager.default.removeItem(at: mount)
+        }
+        let server = DemoLibraryServer()
+        let url = try await server.start()
+        try await server.state.prepareAudio()
+        let shelf = ShelfRunner(home: mount.appendingPathComponent("home"))
+        _ = try await shelf.run(["library", "add", "demo", url.absoluteString])
+        _ = try await shelf.run(["sync", "--quiet"])
+        _ = try await shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
+        #expect(try await shelf.run(["sync", "--quiet"]).status == 0)
+        // Fill the disk but for a few kilobytes: less than the book, more than the database needs.
+        let free = try #require(DiskSpace.available(at: mount.path))
+        let filler = mount.appendingPathComponent("filler")
+        try Data(count: Int(free) - 24 * 1024).write(to: filler)
+        let full = try await shelf.run(["download", "7d3c0002"])
+        #expect(full.status == ShelfExit.diskFull.rawValue, "\(full.stderr)")
+        #expect(full.stderr.contains("the disk at \(mount.path) is full"), "\(full.stderr)")
+        #expect(!full.stderr.contains("database error"))
+        #expect(full.stderr.split(separator: "\n").count == 1, "\(full.stderr)")
+        // Room made: the next download completes, and the title is not stuck half-way.
+        try FileManager.default.removeItem(at: filler)
+        let again = try await shelf.run(["download", "7d3c0002"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try await shelf.run(["show", "7d3c0002"]).stdout.contains("State         Downloaded"))
+        await server.stop()
+    }
+
+    @Test func aLibraryThatKeepsFailingIsReportedOnceThenBackedOffUntilItRecovers() async throws {
+        let fixture = try await ready()
+        // Page 2 fails with a Retry-After too long to wait for within a run, so each sync fails at once.
+        await fixture.server.state.setFaults(PageFaults(status: 503, retryAfter: "3600"), page: 2)
+        let first = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(first.status == ShelfExit.serverError.rawValue)
+        #expect(first.stderr.contains("sync stopped at page 2 of the catalog"), "\(first.stderr)")
+        // The second failure in a row is not news under --quiet: nothing printed, for cron to mail.
+        let second = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(second.status == ShelfExit.serverError.rawValue)
+        #expect(second.stdout.isEmpty && second.stderr.isEmpty, "\(second.stdout)\(second.stderr)")
+        // Now it backs off: not tried, exit 0, one short line without --quiet and none with it.
+        let requests = await fixture.server.state.requestCount("/crawlable?page=2")
+        let quiet = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(quiet.status == 0 && quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
+        let told = try await fixture.shelf.run(["sync"])
+        #expect(told.status == 0)
+        #expect(told.stdout.hasPrefix("Skipped: demo failed 2 times in a row; not trying again before "), "\(told.stdout)")
+        #expect(await fixture.server.state.requestCount("/crawlable?page=2") == requests)
+        // The library is back; `--now` tries at once, and the recovery is told once, even under --quiet.
+        await fixture.server.state.setFaults(PageFaults(), page: 2)
+        let now = try await fixture.shelf.run(["sync", "--now", "--quiet"])
+        #expect(now.status == 0, "\(now.stderr)")
+        #expect(now.stdout.hasPrefix("demo: syncing works again, after 2 failed syncs since "), "\(now.stdout)")
+        let after = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(after.status == 0 && after.stdout.isEmpty && after.stderr.isEmpty, "\(after.stdout)\(after.stderr)")
+        await fixture.finish()
+    }
+
+    @Test func aTitleWhoseDownloadKeepsFailingWaitsItsTurnButNotWhenNamed() async throws {
+        let fixture = try await ready()
+        await fixture.server.state.setAudioFaults(AudioFaults(missingParts: [2]), for: sherlock)
+        #expect(try await fixture.shelf.run(["download", "7d3c0002"]).status == ShelfExit.serverError.rawValue)
+        #expect(try await fixture.shelf.run(["download", "7d3c0002"]).status == ShelfExit.serverError.rawValue)
+        // Downloading every loan (what cron runs) skips it now, without failing.
+        let before = await fixture.server.state.partRequestCount(sherlock, part: 1)
+        let all = try await fixture.shelf.run(["download", "--all"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.contains("Skipped The Adventures of Sherlock Holmes: its download failed 2 times in a row"), "\(all.stdout)")
+        #expect(await fixture.server.state.partRequestCount(sherlock, part: 1) == before)
+        // Named by hand, it is tried at once, and succeeds once the part is back.
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
+        let named = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(named.status == 0, "\(named.stderr)")
+        #expect(named.stdout.hasPrefix("Downloaded The Adventures of Sherlock Holmes"))
+        await fixture.finish()
+    }
+
+    private static func spawn(_ arguments: [String]) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
