@@ -20,6 +20,16 @@ extension Shelf {
                 audio or a path outside the book, is refused (exit status 86) and nothing is kept. A library \
                 that answers 401 for the file says to sign in (exit status 89), or, when it no longer accepts \
                 the stored user name and password, erases them (exit status 77).
+
+                Ctrl-C or SIGTERM stops the transfers, keeps the bytes received, puts the title back where it \
+                was (New, or Updated) and exits with 128 plus the signal; the next download resumes, and \
+                `shelf archive` clears the half-downloaded files. A part whose file already holds every byte \
+                (the process was killed before renaming it) is checked against the manifest's length and \
+                SHA-256, or the server's Content-Range total, and moved into place. Before starting, the free \
+                space on the disk is checked against the manifest's sizes; a full disk is named by its mount \
+                point (exit status 94). --limit-rate caps all parallel transfers together. With --all, a title \
+                whose download failed twice or more in a row waits (30 minutes, doubling up to a day) and is \
+                skipped with one line; naming the title tries it at once.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -147,7 +157,11 @@ extension Shelf {
     /// `shelf archive ID`: remove the local files, keep the loan.
     struct Archive: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Delete a title's downloaded files but keep it on loan.")
+            abstract: "Delete a title's downloaded files but keep it on loan.",
+            discussion: """
+                Also clears the files a download left half-way (interrupted, or killed while Downloading): the \
+                title stays where it was.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The title's id, or a unique part of it.") var id: String

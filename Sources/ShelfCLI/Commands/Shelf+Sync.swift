@@ -23,7 +23,11 @@ extension Shelf {
                 here. When a bound stops the crawl, a warning says which; the titles read are stored, and no \
                 title is removed that sync. A root that leads to no title at all fails with exit status 90.
 
-                A page answering 429 or 5xx, or cut short, is asked for again with backoff (honouring Retry-After)                 up to 5 times within 2 minutes. A library that keeps failing is backed off across runs: after its                 second failure in a row it is not tried again for 30 minutes, doubling up to a day, and a sync                 meanwhile skips it with one line and exit status 0. --now tries at once. Under --quiet only the                 first failure and the first success after failures are printed.
+                A page answering 429 or 5xx, or cut short, is asked for again with backoff (honouring Retry-After) \
+                up to 5 times within 2 minutes. A library that keeps failing is backed off across runs: after its \
+                second failure in a row it is not tried again for 30 minutes, doubling up to a day, and a sync \
+                meanwhile skips it with one line and exit status 0. --now tries at once. Under --quiet only the \
+                first failure and the first success after failures are printed.
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -116,9 +116,14 @@ extension NetworkError {
     public var isTransient: Bool {
         switch self {
         case .timedOut, .truncated: true
-        case .httpStatus(_, let status): RetryPolicy.isTransient(status: status)
+        case .httpStatus(_, let status): Self.isTransient(status: status)
         default: false
         }
+    }
+
+    /// Whether an HTTP status is worth another try: timeouts, rate limits and server errors.
+    public static func isTransient(status: Int) -> Bool {
+        status == 408 || status == 429 || (500...599).contains(status)
     }
 
     /// Whether the message names the URL itself, so a caller need not repeat it.

@@ -35,9 +35,7 @@ public struct RetryPolicy: Sendable, Equatable {
         maxAttempts: 6, base: 0.5, cap: 30, budget: 900, longestRetryAfter: 300)
 
     /// Whether an HTTP status is worth another try: timeouts, rate limits and server errors.
-    public static func isTransient(status: Int) -> Bool {
-        status == 408 || status == 429 || (500...599).contains(status)
-    }
+    public static func isTransient(status: Int) -> Bool { NetworkError.isTransient(status: status) }
 
     /// The wait before attempt `attempt + 1` (after `attempt` failed ones), or nil when the policy is spent:
     /// too many attempts, or `waited` plus this wait would pass the budget.
