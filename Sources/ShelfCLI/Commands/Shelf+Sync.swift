@@ -85,7 +85,11 @@ extension Shelf {
                                 Output.line("\(prefix)\(notice.title): \(notice.message)")
                             }
                         }
-                        if let transition = summary.transition, !output.json, let line = Self.line(transition, library.name) {
+                        // Cron (--quiet) mailed the first failure, so it hears of the recovery too; at a terminal the
+                        // summary line says it worked, and a recovery is worth a line only after a run of failures.
+                        if let transition = summary.transition, !output.json, let line = Self.line(transition, library.name),
+                            global.quiet || transition.failuresBefore >= 2
+                        {
                             Output.line(line)
                         }
                     } catch SyncError.backingOff(let name, let until, let failures, let reason) {

@@ -101,7 +101,8 @@ public final class FulfilmentService {
             // The patron stopped it: not the title's fault.
             throw DownloadError.interrupted(signal: signal)
         } catch let failure as ShelfFailure {
-            noteFailure(edition, reason: failure.description)
+            // Another shelf downloading the title now is not the title failing.
+            if case FulfilmentError.busy? = failure as? FulfilmentError {} else { noteFailure(edition, reason: failure.description) }
             throw failure
         }
     }

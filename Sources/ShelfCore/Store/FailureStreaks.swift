@@ -27,6 +27,14 @@ public enum FailureTransition: Codable, Sendable, Equatable {
     /// The first success after a streak: worth telling once.
     case recovered(failures: Int, since: Date)
 
+    /// Failures in the streak this transition ends or continues (1 for the first).
+    public var failuresBefore: Int {
+        switch self {
+        case .startedFailing: 1
+        case .stillFailing(let failures, _, _), .backingOff(_, let failures, _), .recovered(let failures, _): failures
+        }
+    }
+
     /// Whether the patron hears of it under `--quiet`: only the start and the end of a streak.
     public var isNews: Bool {
         switch self {
