@@ -85,6 +85,52 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aKillBetweenTheLastWriteAndTheRenameEndsWithTheServersBytes() async throws {
+        let fixture = try await ready()
+        // The server's bytes of part 1, as another patron's shelf downloads them.
+        let other = ShelfRunner()
+        defer { other.cleanUp() }
+        _ = try await other.run(["library", "add", "demo", fixture.url.absoluteString])
+        _ = try await other.run(["sync", "--quiet"])
+        _ = try await other.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
+        _ = try await other.run(["sync", "--quiet"])
+        #expect(try await other.run(["download", "7d3c0002"]).status == 0)
+        let otherStore = try Store(home: Home(directory: other.home))
+        let otherFiles = Home(directory: other.home).files(
+            library: try otherStore.library(named: "demo").id,
+            edition: try otherStore.resolveEdition("7d3c0002", in: try otherStore.library(named: "demo")).rowID)
+        let whole = try Data(contentsOf: otherFiles.appendingPathComponent("part-001.mp3"))
+
+        // This shelf is killed while part 1 trickles in; then the file gets every byte, as if the kill came between
+        // the last write and the rename.
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 2_000), for: sherlock)
+        let files = try directory(fixture, "7d3c0002")
+        let (process, _, _) = try fixture.shelf.start(["download", "7d3c0002", "--quiet"])
+        try await waitForNewBytes(in: files, before: 0)
+        kill(process.processIdentifier, SIGKILL)
+        try await offloaded { process.waitUntilExit() }
+        let partial = files.appendingPathComponent("part-001.mp3.part")
+        #expect(FileManager.default.fileExists(atPath: partial.path + ".json"), "the validator is saved beside the part")
+        try whole.write(to: partial)
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
+        // The killed connection's last chunk may still be counted by the server: let it settle first.
+        try await Task.sleep(for: .milliseconds(500))
+        let sent = await fixture.server.state.partBytesSent(sherlock, part: 1)
+        let rangesBefore = await fixture.server.state.partRangeRequestCount(sherlock, part: 1)
+
+        let later = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(later.status == 0, "\(later.stderr)")
+        #expect(later.stdout.hasPrefix("Downloaded The Adventures of Sherlock Holmes"), "\(later.stdout)")
+        #expect(try Data(contentsOf: files.appendingPathComponent("part-001.mp3")) == whole)
+        #expect(!FileManager.default.fileExists(atPath: partial.path))
+        // Asked past the end, the server's 416 said the file was whole: no byte of part 1 was sent again.
+        let resent = await fixture.server.state.partBytesSent(sherlock, part: 1) - sent
+        let ranges = await fixture.server.state.partRangeRequestCount(sherlock, part: 1)
+        #expect(resent == 0, "\(resent) bytes of \(whole.count) sent again")
+        #expect(ranges == rangesBefore + 1)
+        await fixture.finish()
+    }
+
     @Test(.enabled(if: getuid() == 0, "mounting a small tmpfs needs root"))
     func aFullDiskIsNamedAndTheDownloadResumesOnceThereIsRoom() async throws {
         let mount = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-full-\(UUID().uuidString)")
