@@ -54,6 +54,10 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case exportFailed = 92
     /// The server has no page at the URL asked for (404, 410): the library's URL is wrong or has moved.
     case noSuchPage = 93
+    /// `shelf doctor` found at least one problem (each printed with its fix).
+    case doctorFoundProblems = 95
+    /// `shelf schedule` could not enable, write or remove the timer, or cron cannot express the interval.
+    case scheduleFailed = 96
     /// `shelf login` to a library that asks for no sign-in: its catalog opens without one and links no
     /// authentication document.
     case nothingToSignIn = 97
