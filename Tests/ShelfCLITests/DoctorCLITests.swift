@@ -62,6 +62,10 @@ import Testing
             == "problem  credentials: \(file.path) is readable by others (mode 644) — fix: chmod 600 \(file.path)")
         #expect(doctor.stderr == "shelf: 1 problem found\n")
 
+        // Reading the sign-in (the library's check) puts the mode right again, as every command does.
+        let fixed = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? NSNumber
+        #expect(fixed?.intValue == 0o600)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: file.path)
         // Under --json: the error object, with every check under "checks".
         let json = try await fixture.shelf.run(["doctor", "--json"], environment: environment)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])

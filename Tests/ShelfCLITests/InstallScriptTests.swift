@@ -56,7 +56,7 @@ import Testing
         let zsh = try String(contentsOf: prefix.appendingPathComponent("share/zsh/site-functions/_shelf"), encoding: .utf8)
         #expect(zsh.hasPrefix("#compdef shelf"))
         let fish = try String(contentsOf: prefix.appendingPathComponent("share/fish/vendor_completions.d/shelf.fish"), encoding: .utf8)
-        #expect(fish.contains("complete -c shelf"))
+        #expect(fish.contains("complete -c 'shelf'"))
 
         // Installing again replaces, and lists each file once.
         #expect(ExternalProgram.run(script, ["--prefix", prefix.path, "--bin-path", bin], timeout: 120).status == 0)
