@@ -34,6 +34,8 @@ enum ExitStatusTable {
         (.exportFailed, "shelf export could not write the file (FFmpeg could not read a part or write the m4b)"),
         (.noSuchPage, "the server has no page at the URL asked for (404): check the library's URL"),
         (.diskFull, "the disk is full, or has too little room for the download: the message names the disk"),
+        (.doctorFoundProblems, "shelf doctor found a problem (each is printed with its fix)"),
+        (.scheduleFailed, "shelf schedule could not enable or remove the timer, or cron cannot run that often"),
         (.nothingToSignIn, "the library asks for no sign-in: shelf login has nothing to do"),
     ]
 

@@ -44,6 +44,8 @@ public struct Shelf: AsyncParsableCommand {
             Export.self,
             Position.self,
             Mark.self,
+            Schedule.self,
+            Doctor.self,
         ]
     )
 

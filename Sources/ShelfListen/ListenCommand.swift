@@ -47,8 +47,27 @@ public enum ListenProgram {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == ExportArguments.programFlag {
             ExportCommand.main(Array(arguments.dropFirst()))
+        } else if arguments == [AudioProbe.programFlag] {
+            exit(AudioProbe.run())
         } else {
             ListenCommand.main()
+        }
+    }
+}
+
+/// `shelf-listen --probe-audio`, for `shelf doctor`: opens the audio device SDL would play on and closes it again.
+/// Prints `ok` or why it failed on standard output; exits 0, or 87 (no audio device).
+enum AudioProbe {
+    static let programFlag = "--probe-audio"
+
+    static func run() -> Int32 {
+        do {
+            _ = try ListenSession.openOutput()
+            print("ok")
+            return 0
+        } catch {
+            print("\(error)")
+            return ShelfExit.audioDevice.rawValue
         }
     }
 }

@@ -56,6 +56,10 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case noSuchPage = 93
     /// The disk shelf writes to is full, or has too little room for a download to start.
     case diskFull = 94
+    /// `shelf doctor` found at least one problem (each printed with its fix).
+    case doctorFoundProblems = 95
+    /// `shelf schedule` could not enable, write or remove the timer, or cron cannot express the interval.
+    case scheduleFailed = 96
     /// `shelf login` to a library that asks for no sign-in: its catalog opens without one and links no
     /// authentication document.
     case nothingToSignIn = 97
