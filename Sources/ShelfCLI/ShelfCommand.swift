@@ -44,6 +44,11 @@ public struct Shelf: AsyncParsableCommand {
             Export.self,
             Position.self,
             Mark.self,
+            Events.self,
+            FollowCommand.self,
+            Unfollow.self,
+            Following.self,
+            News.self,
         ]
     )
 

@@ -22,6 +22,24 @@ extension Shelf {
                 them per library with `shelf library set NAME --crawl-depth N --crawl-feeds N`, or for one run \
                 here. When a bound stops the crawl, a warning says which; the titles read are stored, and no \
                 title is removed that sync. A root that leads to no title at all fails with exit status 90.
+
+                DOWNLOADS. At the end of every sync, each library's download policy is applied (`shelf library \
+                set NAME --auto-download none|loans|all`, `loans` by default): audiobooks on loan and updates of \
+                titles downloaded before are downloaded, in the download queue's order; `all` adds the free titles \
+                of followed authors and series. An updated title's old files stay playable until the new ones are \
+                complete. `--keep N` archives the oldest finished titles beyond N (never one in progress), and \
+                `--max-size` leaves out a title that would go past the budget. --no-download skips all of this.
+
+                EVENTS. What happened (a hold ready, a new loan, a loan due within 3 days, a loan expired, a \
+                download done or failed, a title updated, a new title by a followed author or in a followed \
+                series, a library announcement) is kept in an event log (`shelf events`) and printed once, one \
+                line each, the first time a sync sees it: never again by a later sync. With --quiet those lines \
+                are all a sync prints, so cron mails exactly the new events and nothing when nothing happened. \
+                More than \(EventTeller.stormThreshold) new events at once are summed up, one line per kind. \
+                With --notify (or `shelf library set NAME --notify on`) and a desktop session bus \
+                (DBUS_SESSION_BUS_ADDRESS), each new event is also sent once as a desktop notification, through \
+                notify-send or gdbus; when no notification daemon answers, one line says so and the events stay \
+                in the log.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -37,6 +55,12 @@ extension Shelf {
         var acceptEmptyLoans = false
 
         @OptionGroup var crawl: CrawlBoundOptions
+
+        @Flag(name: .customLong("no-download"), help: "Download nothing, whatever the libraries' download policy.")
+        var noDownload = false
+
+        @Flag(name: .long, help: "Send each new event as a desktop notification (freedesktop, on the session bus).")
+        var notify = false
 
         func validate() throws {
             if all && global.library != nil { throw ValidationError("give --all or --library, not both") }
@@ -61,20 +85,34 @@ extension Shelf {
                 var firstFailure: (any ShelfFailure)?
                 for library in libraries {
                     do {
-                        let summary = try engine.sync(library)
-                        summaries.append(summary)
-                        if !global.quiet && !output.json {
+                        var summary = try engine.sync(library)
+                        let prefix = libraries.count > 1 ? "\(library.name): " : ""
+                        let talk = !global.quiet && !output.json
+                        if talk {
                             for warning in summary.warnings { Output.error("shelf: warning: \(library.name): \(warning)") }
-                            let prefix = libraries.count > 1 ? "\(library.name): " : ""
                             Output.line(prefix + summary.line)
                             if summary.positionsPushed > 0 {
                                 let count = summary.positionsPushed
                                 Output.line("\(prefix)Pushed \(count) listening position\(count == 1 ? "" : "s")")
                             }
-                            for notice in summary.notices {
-                                Output.line("\(prefix)\(notice.title): \(notice.message)")
-                            }
                         }
+                        let synced = try store.library(named: library.name)
+                        Announcements.check(synced, store: store, configuration: global.httpConfiguration)
+                        if !noDownload {
+                            summary.downloads = try autoDownload(store, synced, talk: talk)
+                        }
+                        // Each new event once, however the sync was run; under --json they are in the summary.
+                        let events = try store.takeUnprinted(libraryID: library.id)
+                        summary.events = events
+                        if !output.json {
+                            for line in EventTeller.lines(events, prefix: prefix) { Output.line(line) }
+                        }
+                        if notify || library.notify {
+                            let recent = try store.unnotified(libraryIDs: [library.id])
+                                .filter { $0.at > Date().addingTimeInterval(-3 * 86_400) }
+                            EventTeller.notify(recent, store: store, home: global.resolvedHome)
+                        }
+                        summaries.append(summary)
                     } catch let failure as ShelfFailure {
                         let prefix = libraries.count > 1 ? "\(library.name): " : ""
                         Output.error("shelf: \(prefix)\(failure.description)")
@@ -88,6 +126,24 @@ extension Shelf {
                 }
                 if output.json && !global.quiet { try Output.json(summaries) }
             }
+        }
+
+        /// Applies the library's download policy; prints what was downloaded unless quiet (the events say it).
+        private func autoDownload(_ store: Store, _ library: Library, talk: Bool) throws -> AutoDownloadReport? {
+            guard library.autoDownload != .none else { return nil }
+            var settings = DownloadSettings()
+            settings.log = global.logger
+            let downloader = try AutoDownloader(
+                store: store, home: global.resolvedHome, library: library, configuration: global.httpConfiguration,
+                settings: settings)
+            let bar = ProgressBar(enabled: talk && Output.useColor)
+            if talk { downloader.progress = { bar.show($0) } }
+            let report = try downloader.run()
+            bar.finish()
+            if talk {
+                for title in report.archived { Output.line("Archived \(title) (finished; keeping \(library.keepFinished ?? 0)).") }
+            }
+            return report
         }
     }
 }
