@@ -30,7 +30,7 @@ struct DesktopNotifier {
             arguments = [
                 "call", "--session", "--dest", "org.freedesktop.Notifications", "--object-path",
                 "/org/freedesktop/Notifications", "--method", "org.freedesktop.Notifications.Notify",
-                Self.variant("shelf"), "0", Self.variant(""), Self.variant(summary), Self.variant(body), "[]", "{}", "-1",
+                Self.variant("shelf"), "0", Self.variant(""), Self.variant(summary), Self.variant(body), "[]", "{}", "int32 -1",
             ]
         } else {
             return .failure(Unavailable(

@@ -64,7 +64,7 @@ public final class AutoDownloader {
             case .success(let done) where done.state == .downloaded && !overBudget:
                 used += done.bytes
                 report.downloaded.append(done)
-                try record(.downloaded, edition, key: "downloaded:\(summary.id):\(Int(now.timeIntervalSince1970))",
+                try record(.downloaded, edition, key: "downloaded:\(summary.id):\(Int(Date().timeIntervalSince1970 * 1000))",
                            "\(summary.title): downloaded (\(FulfilmentService.megabytes(done.bytes)))")
             case .success where overBudget:
                 try queue.remove(edition)
