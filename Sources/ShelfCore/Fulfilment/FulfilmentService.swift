@@ -222,7 +222,8 @@ public final class FulfilmentService {
         return String(format: "part-%03d.", part.index + 1) + ext
     }
 
-    static func megabytes(_ bytes: Int64) -> String {
+    /// "48 KB", "19.2 MB": a download's size as messages say it.
+    public static func megabytes(_ bytes: Int64) -> String {
         bytes < 1_048_576 ? "\(max(1, bytes / 1024)) KB" : String(format: "%.1f MB", Double(bytes) / 1_048_576)
     }
 

@@ -132,13 +132,14 @@ final class LoanApplier {
                              syncID: syncID, now: now)
     }
 
-    /// Records a notice for the patron; a ShelfNotice for the summary only when it is new (never twice).
+    /// Records a notice for the patron; a ShelfNotice for the summary only when it is new (never twice). What a
+    /// borrow or reserve answered was just said by that command, except a due date that is near: a sync says it.
     private func notice(
         _ kind: NoticeKind, _ editionID: Int64, key: String, _ title: String, _ message: String, id: String
     ) throws {
         guard try Notices.record(
             db, kind: kind, libraryID: libraryID, editionID: editionID, key: key, text: "\(title): \(message)", at: now,
-            told: syncID == nil)
+            told: syncID == nil && kind != .dueSoon)
         else { return }
         let summaryKind: ShelfNotice.Kind? = switch kind {
         case .holdReady: .holdReady

@@ -89,13 +89,15 @@ public enum Notices {
 }
 
 extension Store {
-    /// Records a notice unless one with the same key is stored; returns whether it is new.
+    /// Records a notice unless one with the same key is stored; returns whether it is new. `told`: the command
+    /// the patron ran has said it already, so it is logged as seen, printed and notified.
     @discardableResult
-    public func recordNotice(kind: NoticeKind, libraryID: Int64, editionID: Int64? = nil, key: String, text: String)
-        throws -> Bool
-    {
+    public func recordNotice(
+        kind: NoticeKind, libraryID: Int64, editionID: Int64? = nil, key: String, text: String, told: Bool = false
+    ) throws -> Bool {
         try write { db in
-            try Notices.record(db, kind: kind, libraryID: libraryID, editionID: editionID, key: key, text: text)
+            try Notices.record(
+                db, kind: kind, libraryID: libraryID, editionID: editionID, key: key, text: text, told: told)
         }
     }
 
