@@ -21,8 +21,12 @@ package struct GlobalOptions: ParsableArguments {
     package var resolvedHome: Home { Home.resolve(explicit: home) }
 
     /// Opens the store, turning failures into a message and an exit status.
+    /// Every command first ends the loans whose time is up and clears their files, offline too (one cheap query
+    /// when none has); a failure there never stops the command.
     package func openStore() throws -> Store {
-        try Store(home: resolvedHome)
+        let store = try Store(home: resolvedHome)
+        _ = try? store.expireLoans(home: resolvedHome)
+        return store
     }
 
     /// The store and the library the command acts on (`--library`, else the default one).

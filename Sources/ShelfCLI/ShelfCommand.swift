@@ -46,6 +46,11 @@ public struct Shelf: AsyncParsableCommand {
             Mark.self,
             Schedule.self,
             Doctor.self,
+            Events.self,
+            FollowCommand.self,
+            Unfollow.self,
+            Following.self,
+            News.self,
         ]
     )
 

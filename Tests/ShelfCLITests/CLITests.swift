@@ -103,12 +103,12 @@ final class CLIFixture: @unchecked Sendable {
 }
 
 extension CLIFixture {
-    /// The demo's audio made, the catalog synced, signed in as `demo` and the loans synced.
+    /// The demo's audio made, the catalog synced, signed in as `demo` and the loans synced (nothing downloaded).
     func signIn() async throws {
         try await server.state.prepareAudio()
         _ = try await shelf.run(["sync", "--quiet"])
         _ = try await shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
-        _ = try await shelf.run(["sync", "--quiet"])
+        _ = try await shelf.run(["sync", "--quiet", "--no-download"])
     }
 }
 

@@ -318,8 +318,10 @@ import Testing
         _ = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
         let borrow = try await fixture.shelf.run(["borrow", "7d3c000a"])
         #expect(borrow.stdout.contains("(2 days)"), "\(borrow.stdout) \(borrow.stderr)")
-        let sync = try await fixture.shelf.run(["sync"])
+        let sync = try await fixture.shelf.run(["sync", "--no-download"])
         #expect(sync.stdout.contains("The Secret Garden: 1 day left"), "\(sync.stdout)")
+        // Told once: the next sync does not repeat it.
+        #expect(!(try await fixture.shelf.run(["sync", "--no-download"])).stdout.contains("1 day left"))
 
         // As if downloaded: the edition is Downloaded and its files are on disk.
         let home = Home(directory: fixture.shelf.home)
@@ -335,7 +337,7 @@ import Testing
 
         // Returned on the patron's phone.
         try await fixture.server.state.revoke("urn:uuid:7d3c000a-5a1e-4c6b-9f0e-d0c5e1f0000a", as: "demo")
-        let after = try await fixture.shelf.run(["sync"])
+        let after = try await fixture.shelf.run(["sync", "--no-download"])
         #expect(after.status == 0, "\(after.stderr)")
         #expect(after.stdout.contains("The Secret Garden: loan ended"))
         #expect(!FileManager.default.fileExists(atPath: files.path))

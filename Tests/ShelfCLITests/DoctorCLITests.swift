@@ -115,8 +115,3 @@ import Testing
         await fixture.finish()
     }
 }
-
-extension ShelfRunner {
-    /// A runner on an existing home directory.
-    init(home: URL) { self.home = home }
-}

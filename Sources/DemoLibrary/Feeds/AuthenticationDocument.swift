@@ -1,3 +1,15 @@
+/// A library announcement, as Palace's Authentication documents list them.
+public struct DemoAnnouncement: Codable, Sendable, Equatable {
+    public var id: String
+    public var content: String
+
+    /// Creates an announcement.
+    public init(id: String, content: String) {
+        self.id = id
+        self.content = content
+    }
+}
+
 /// The library's Authentication for OPDS 1.0 document, with the flows the configuration offers.
 struct AuthenticationDocument: Codable, Sendable {
     static let mediaType = "application/vnd.opds.authentication.v1.0+json"
@@ -30,6 +42,8 @@ struct AuthenticationDocument: Codable, Sendable {
     var description: String
     var authentication: [Flow]
     var links: [Link]
+    /// Palace's library announcements, shown once by apps.
+    var announcements: [DemoAnnouncement]?
 
     static func make(base: String, libraryName: String, flows: [DemoAuthFlow]) -> AuthenticationDocument {
         let labels = Flow.Labels(login: "Library card", password: "PIN")

@@ -181,6 +181,10 @@ enum AdminRoutes {
             await state.expireFulfilment()
             return Response(status: .noContent)
         }
+        admin.post("announcements") { request, context in
+            await state.setAnnouncements(try await decode([DemoAnnouncement].self, request, context))
+            return try HTTPSupport.json(await state.announcements)
+        }
         admin.post("titles/{id}/audio-faults") { request, context in
             await state.setAudioFaults(try await decode(AudioFaults.self, request, context), for: id(context))
             return try HTTPSupport.json(await state.switches)

@@ -78,6 +78,8 @@ public actor DemoState {
     let audioModified = DemoDates.wholeSeconds(Date())
     /// Every patron's annotations, oldest first.
     var annotationStore: [DemoAnnotation] = []
+    /// What the Authentication document's `announcements` list (none at first).
+    public internal(set) var announcements: [DemoAnnouncement] = []
     /// The number the next new annotation gets.
     var nextAnnotationNumber = 1
 
@@ -377,9 +379,10 @@ public actor DemoState {
     func loansFeed(for username: String) -> (String, Date) {
         settle()
         let loans = patrons.first { $0.username == username }?.loans ?? []
-        let items: [(DemoTitle, DemoLoan)] = switches.emptyLoans ? [] : loans.compactMap { loan in
+        var items: [(DemoTitle, DemoLoan)] = switches.emptyLoans ? [] : loans.compactMap { loan in
             catalog.title(id: loan.titleID).map { ($0, loan) }
         }
+        if switches.duplicateLoans { items += items }
         return (renderer.loans(items, updated: lastStamp), lastStamp)
     }
 
@@ -401,8 +404,15 @@ public actor DemoState {
 
     /// The Authentication for OPDS document.
     func authenticationDocument() -> AuthenticationDocument {
-        AuthenticationDocument.make(base: renderer.base, libraryName: configuration.libraryName,
-                                    flows: configuration.authFlows)
+        var document = AuthenticationDocument.make(
+            base: renderer.base, libraryName: configuration.libraryName, flows: configuration.authFlows)
+        document.announcements = announcements.isEmpty ? nil : announcements
+        return document
+    }
+
+    /// Replaces the announcements the Authentication document lists.
+    public func setAnnouncements(_ list: [DemoAnnouncement]) {
+        announcements = list
     }
 }
 

@@ -70,6 +70,8 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var delayMilliseconds: Int
     /// The loans feed comes back with no entries.
     public var emptyLoans: Bool
+    /// The loans feed lists every loan and hold twice (a server bug seen in the wild).
+    public var duplicateLoans: Bool
     /// Faults by crawlable page number (1 is the first page).
     public var pages: [Int: PageFaults]
     /// Borrowing answers 500 with a `cannot-issue-loan` problem document and changes nothing.
@@ -96,8 +98,10 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         revokeFails: Bool = false,
         malformedAuthDocument: Bool = false,
         audio: [String: AudioFaults] = [:],
-        malformedAnnotation: MalformedAnnotation? = nil
+        malformedAnnotation: MalformedAnnotation? = nil,
+        duplicateLoans: Bool = false
     ) {
+        self.duplicateLoans = duplicateLoans
         self.delayMilliseconds = delayMilliseconds
         self.emptyLoans = emptyLoans
         self.pages = pages
@@ -111,7 +115,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
-        case malformedAnnotation
+        case malformedAnnotation, duplicateLoans
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -126,6 +130,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         malformedAuthDocument = try c.decodeIfPresent(Bool.self, forKey: .malformedAuthDocument) ?? false
         audio = try c.decodeIfPresent([String: AudioFaults].self, forKey: .audio) ?? [:]
         malformedAnnotation = try c.decodeIfPresent(MalformedAnnotation.self, forKey: .malformedAnnotation)
+        duplicateLoans = try c.decodeIfPresent(Bool.self, forKey: .duplicateLoans) ?? false
     }
 }
 

@@ -128,11 +128,30 @@ extension Shelf {
                     } else {
                         try queue.settle(title, after: outcome)
                     }
+                    // The event log has it too, as already told: the patron is watching.
+                    let stamp = Int(Date().timeIntervalSince1970 * 1000)
+                    switch outcome {
+                    case .success(let report) where report.state == .downloaded:
+                        try? store.recordNotice(
+                            kind: .downloaded, libraryID: library.id, editionID: title.rowID,
+                            key: "downloaded:\(title.entryID):\(stamp)",
+                            text: "\(report.title): downloaded (\(FulfilmentService.megabytes(report.bytes)))", told: true)
+                    case .success(let report):
+                        try? store.recordNotice(
+                            kind: .downloadFailed, libraryID: library.id, editionID: title.rowID,
+                            key: "failed:\(title.entryID):\(stamp)", text: "\(report.title): \(report.message)", told: true)
+                    case .failure(let error):
+                        try? store.recordNotice(
+                            kind: .downloadFailed, libraryID: library.id, editionID: title.rowID,
+                            key: "failed:\(title.entryID):\(stamp)", text: "\((try? store.summary(of: title).title) ?? title.entryID): download failed: "
+                                + ((error as? ShelfFailure)?.description ?? "\(error)"),
+                            told: true)
+                    }
                     switch outcome {
                     case .success(let report):
                         reports.append(report)
                         // A title backing off after failing again and again is not this run's failure.
-                        let skipped = if case .backingOff? = report.transition { true } else { false }
+                        let skipped = report.isBackingOff
                         if report.state != .downloaded && declined.titles == declinedBefore && !skipped {
                             firstFailure = firstFailure ?? (.serverError, report.message)
                         }

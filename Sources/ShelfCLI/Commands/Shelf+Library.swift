@@ -68,28 +68,93 @@ extension Shelf.LibraryCommand {
     struct SetLibrary: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "set",
-            abstract: "Change a library's settings: how deep and how wide sync crawls a navigation catalog.")
+            abstract: "Change a library's settings: what sync downloads by itself, notifications, crawl bounds.",
+            discussion: """
+                --auto-download says what each sync downloads by itself: none; loans (the default: audiobooks on \
+                loan, and updates of titles downloaded before; `audiobooks` is the same); all (adds the free \
+                titles of followed authors and series). --keep N archives the oldest finished titles beyond N \
+                downloaded ones (never one in progress; 0 removes the limit). --max-size caps what the library's \
+                downloads take on disk (like 20G, 500M; 0 removes the cap): a title that would go past it is left \
+                out, and that is an event. --notify on sends each new event as a desktop notification, as \
+                `shelf sync --notify` does.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The library's name.") var name: String
         @OptionGroup var crawl: CrawlBoundOptions
 
+        @Option(name: .customLong("auto-download"), help: ArgumentHelp(
+            "What each sync downloads by itself: none, loans (audiobooks) or all.", valueName: "policy"))
+        var autoDownload: String?
+
+        @Option(name: .long, help: ArgumentHelp("Keep at most N finished downloaded titles (0: no limit).", valueName: "n"))
+        var keep: Int?
+
+        @Option(name: .customLong("max-size"), help: ArgumentHelp(
+            "A size budget for the library's downloads, like 20G or 500M (0: none).", valueName: "size"))
+        var maxSize: String?
+
+        @Option(name: .long, help: ArgumentHelp("Desktop notifications after each sync: on or off.", valueName: "on|off"))
+        var notify: String?
+
+        var policy: DownloadPolicy? {
+            autoDownload.flatMap { $0.lowercased() == "audiobooks" ? .loans : DownloadPolicy(rawValue: $0.lowercased()) }
+        }
+
         func validate() throws {
             try crawl.validate()
-            if crawl.crawlDepth == nil && crawl.crawlFeeds == nil {
-                throw ValidationError("give --crawl-depth, --crawl-feeds or both")
+            if let autoDownload, policy == nil {
+                throw ValidationError("--auto-download is none, loans (or audiobooks) or all, not '\(autoDownload)'")
             }
+            if let keep, keep < 0 { throw ValidationError("--keep must not be negative") }
+            if let maxSize, Self.parseSize(maxSize) == nil {
+                throw ValidationError("--max-size takes a size like 20G, 500M or 0, not '\(maxSize)'")
+            }
+            if let notify, !["on", "off"].contains(notify) { throw ValidationError("--notify is on or off") }
+            if crawl.crawlDepth == nil && crawl.crawlFeeds == nil && autoDownload == nil && keep == nil && maxSize == nil
+                && notify == nil
+            {
+                throw ValidationError("give a setting to change: --auto-download, --keep, --max-size, --notify, --crawl-depth or --crawl-feeds")
+            }
+        }
+
+        /// Bytes in `20G`, `500M`, `64k` or a plain number (powers of 1024).
+        static func parseSize(_ text: String) -> Int64? {
+            let lower = text.lowercased().replacingOccurrences(of: "b", with: "")
+            let scales: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
+            let (digits, scale) = lower.last.flatMap { scales[$0] }.map { (String(lower.dropLast()), $0) } ?? (lower, 1)
+            guard let value = Double(digits), value >= 0, value * Double(scale) < 9e18 else { return nil }
+            return Int64(value * Double(scale))
         }
 
         func run() throws {
             try withFailureHandling {
-                let library = try global.openStore().setCrawlBounds(
-                    name: name, depth: crawl.crawlDepth, feeds: crawl.crawlFeeds)
-                if !global.quiet {
-                    let bounds = library.crawlBounds
-                    Output.line("\(library.name): sync crawls \(bounds.depth) links deep and \(bounds.feeds) feeds at most.")
+                let store = try global.openStore()
+                var library = try store.library(named: name)
+                if crawl.crawlDepth != nil || crawl.crawlFeeds != nil {
+                    library = try store.setCrawlBounds(name: name, depth: crawl.crawlDepth, feeds: crawl.crawlFeeds)
+                    if !global.quiet {
+                        let bounds = library.crawlBounds
+                        Output.line("\(library.name): sync crawls \(bounds.depth) links deep and \(bounds.feeds) feeds at most.")
+                    }
+                }
+                if autoDownload != nil || keep != nil || maxSize != nil || notify != nil {
+                    library = try store.setDownloadPolicy(
+                        name: name, policy: policy, keep: keep, maxBytes: maxSize.flatMap(Self.parseSize),
+                        notify: notify.map { $0 == "on" })
+                    if !global.quiet {
+                        var line = "\(library.name): sync downloads \(library.autoDownload.phrase)"
+                        if let keep = library.keepFinished { line += ", keeping \(keep) finished title\(keep == 1 ? "" : "s") at most" }
+                        if let bytes = library.maxBytes { line += ", within \(Self.sizeText(bytes))" }
+                        Output.line(line + (library.notify ? "; notifications on." : "."))
+                    }
                 }
             }
+        }
+
+        static func sizeText(_ bytes: Int64) -> String {
+            bytes >= 1 << 30 ? String(format: "%.1f GB", Double(bytes) / Double(1 << 30))
+                : String(format: "%.1f MB", Double(bytes) / Double(1 << 20))
         }
     }
 
@@ -192,5 +257,16 @@ struct CrawlBoundOptions: ParsableArguments {
     func validate() throws {
         if let crawlDepth, !(1...64).contains(crawlDepth) { throw ValidationError("--crawl-depth must be 1 to 64") }
         if let crawlFeeds, !(1...100_000).contains(crawlFeeds) { throw ValidationError("--crawl-feeds must be 1 to 100000") }
+    }
+}
+
+extension DownloadPolicy {
+    /// What `shelf library set` says the policy downloads.
+    var phrase: String {
+        switch self {
+        case .none: "nothing by itself (shelf download by hand)"
+        case .loans: "audiobooks on loan and updates of titles downloaded before"
+        case .all: "audiobooks on loan, updates, and the free titles of followed authors and series"
+        }
     }
 }

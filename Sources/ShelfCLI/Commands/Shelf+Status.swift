@@ -37,6 +37,14 @@ extension Shelf {
                 Output.line("Titles: \(report.titles) in the catalog, \(report.removed) removed · \(report.loans) on loan · \(report.holds) on hold")
                 Output.line("States: " + LifecycleState.allCases.map { "\($0.label) \(report.states[$0.rawValue] ?? 0)" }
                     .joined(separator: " · "))
+                let follows = try store.follows()
+                if !follows.isEmpty {
+                    Output.line("Following: " + follows.map { follow in
+                        follow.name + (follow.newTitles > 0 ? " " + Output.bold("[\(follow.newTitles) new]") : "")
+                    }.joined(separator: " · ") + (follows.contains { $0.newTitles > 0 } ? " (shelf news)" : ""))
+                }
+                let unseen = try store.notices(libraryIDs: [library.id], unseen: true).count
+                if unseen > 0 { Output.line("Events: " + Output.bold("[\(unseen) new]") + " (shelf events --unseen)") }
                 if !report.lastChanges.isEmpty {
                     Output.line("Changed by the last sync:")
                     for change in report.lastChanges {

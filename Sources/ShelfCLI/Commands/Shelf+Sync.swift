@@ -28,6 +28,24 @@ extension Shelf {
                 second failure in a row it is not tried again for 30 minutes, doubling up to a day, and a sync \
                 meanwhile skips it with one line and exit status 0. --now tries at once. Under --quiet only the \
                 first failure and the first success after failures are printed.
+
+                DOWNLOADS. At the end of every sync, each library's download policy is applied (`shelf library \
+                set NAME --auto-download none|loans|all`, `loans` by default): audiobooks on loan and updates of \
+                titles downloaded before are downloaded, in the download queue's order; `all` adds the free titles \
+                of followed authors and series. An updated title's old files stay playable until the new ones are \
+                complete. `--keep N` archives the oldest finished titles beyond N (never one in progress), and \
+                `--max-size` leaves out a title that would go past the budget. --no-download skips all of this.
+
+                EVENTS. What happened (a hold ready, a new loan, a loan due within 3 days, a loan expired, a \
+                download done or failed, a title updated, a new title by a followed author or in a followed \
+                series, a library announcement) is kept in an event log (`shelf events`) and printed once, one \
+                line each, the first time a sync sees it: never again by a later sync. With --quiet those lines \
+                are all a sync prints, so cron mails exactly the new events and nothing when nothing happened. \
+                More than \(EventTeller.stormThreshold) new events at once are summed up, one line per kind. \
+                With --notify (or `shelf library set NAME --notify on`) and a desktop session bus \
+                (DBUS_SESSION_BUS_ADDRESS), each new event is also sent once as a desktop notification, through \
+                notify-send or gdbus; when no notification daemon answers, one line says so and the events stay \
+                in the log.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -46,6 +64,12 @@ extension Shelf {
         var now = false
 
         @OptionGroup var crawl: CrawlBoundOptions
+
+        @Flag(name: .customLong("no-download"), help: "Download nothing, whatever the libraries' download policy.")
+        var noDownload = false
+
+        @Flag(name: .long, help: "Send each new event as a desktop notification (freedesktop, on the session bus).")
+        var notify = false
 
         func validate() throws {
             if all && global.library != nil { throw ValidationError("give --all or --library, not both") }
@@ -71,27 +95,40 @@ extension Shelf {
                 var firstFailure: (any ShelfFailure)?
                 for library in libraries {
                     do {
-                        let summary = try engine.sync(library)
-                        summaries.append(summary)
-                        if !global.quiet && !output.json {
+                        var summary = try engine.sync(library)
+                        let prefix = libraries.count > 1 ? "\(library.name): " : ""
+                        let talk = !global.quiet && !output.json
+                        if talk {
                             for warning in summary.warnings { Output.error("shelf: warning: \(library.name): \(warning)") }
-                            let prefix = libraries.count > 1 ? "\(library.name): " : ""
                             Output.line(prefix + summary.line)
                             if summary.positionsPushed > 0 {
                                 let count = summary.positionsPushed
                                 Output.line("\(prefix)Pushed \(count) listening position\(count == 1 ? "" : "s")")
                             }
-                            for notice in summary.notices {
-                                Output.line("\(prefix)\(notice.title): \(notice.message)")
-                            }
                         }
-                        // Cron (--quiet) mailed the first failure, so it hears of the recovery too; at a terminal the
-                        // summary line says it worked, and a recovery is worth a line only after a run of failures.
-                        if let transition = summary.transition, !output.json, let line = Self.line(transition, library.name),
-                            global.quiet || transition.failuresBefore >= 2
-                        {
-                            Output.line(line)
+                        // The end of a failure streak is an event: told once (cron mailed its start), in the log.
+                        if case .recovered(let failures, let since)? = summary.transition {
+                            try store.recordNotice(
+                                kind: .libraryRecovered, libraryID: library.id, key: "recovered-\(Int(since.timeIntervalSince1970))",
+                                text: Self.line(failures: failures, since: since, library.name))
                         }
+                        let synced = try store.library(named: library.name)
+                        Announcements.check(synced, store: store, configuration: global.httpConfiguration)
+                        if !noDownload {
+                            summary.downloads = try autoDownload(store, synced, talk: talk)
+                        }
+                        // Each new event once, however the sync was run; under --json they are in the summary.
+                        let events = try store.takeUnprinted(libraryID: library.id)
+                        summary.events = events
+                        if !output.json {
+                            for line in EventTeller.lines(events, prefix: prefix) { Output.line(line) }
+                        }
+                        if notify || library.notify {
+                            let recent = try store.unnotified(libraryIDs: [library.id])
+                                .filter { $0.at > Date().addingTimeInterval(-3 * 86_400) }
+                            EventTeller.notify(recent, store: store, home: global.resolvedHome)
+                        }
+                        summaries.append(summary)
                     } catch SyncError.backingOff(let name, let until, let failures, let reason) {
                         // Not a failure of this run: cron every 30 minutes stays quiet until the library is due.
                         let skipped = SyncError.backingOff(library: name, until: until, failures: failures, reason: reason)
@@ -101,6 +138,15 @@ extension Shelf {
                         // Under --quiet a library already known to be failing says nothing more until it recovers.
                         let news = engine.lastTransition?.isNews ?? true
                         if !global.quiet || news { Output.error("shelf: \(prefix)\(failure.description)") }
+                        // The start of a streak is an event too, already told on standard error.
+                        if case .startedFailing? = engine.lastTransition,
+                            let streak = try? store.failureStreak(libraryID: library.id)
+                        {
+                            _ = try? store.recordNotice(
+                                kind: .libraryFailing, libraryID: library.id,
+                                key: "failing-\(Int(streak.firstFailedAt.timeIntervalSince1970))",
+                                text: "\(library.name): \(failure.description)", told: true)
+                        }
                         firstFailure = firstFailure ?? failure
                         if case SyncError.busy = failure { break }
                     }
@@ -114,10 +160,37 @@ extension Shelf {
         }
 
         /// The line for a failure streak's end.
-        static func line(_ transition: FailureTransition, _ library: String) -> String? {
-            guard case .recovered(let failures, let since) = transition else { return nil }
-            return "\(library): syncing works again, after \(failures) failed sync\(failures == 1 ? "" : "s") since "
+        static func line(failures: Int, since: Date, _ library: String) -> String {
+            "\(library): syncing works again, after \(failures) failed sync\(failures == 1 ? "" : "s") since "
                 + SyncError.localTime(since)
+        }
+
+        /// Applies the library's download policy; prints what was downloaded unless quiet (the events say it).
+        private func autoDownload(_ store: Store, _ library: Library, talk: Bool) throws -> AutoDownloadReport? {
+            guard library.autoDownload != .none else { return nil }
+            var settings = DownloadSettings()
+            settings.log = global.logger
+            // Ctrl-C or a SIGTERM stops the transfers and puts the title back where it was.
+            let signals = SignalWatch()
+            settings.stopSignal = { signals.ending }
+            let downloader = try AutoDownloader(
+                store: store, home: global.resolvedHome, library: library, configuration: global.httpConfiguration,
+                settings: settings)
+            let bar = ProgressBar(enabled: talk && Output.useColor)
+            if talk { downloader.progress = { bar.show($0) } }
+            let report: AutoDownloadReport
+            do {
+                report = try downloader.run()
+            } catch DownloadError.interrupted(let signal) {
+                bar.finish()
+                Output.error("shelf: download interrupted; the title is back where it was, with the parts received so far kept for the next sync to resume")
+                throw ExitCode(128 + signal)
+            }
+            bar.finish()
+            if talk {
+                for title in report.archived { Output.line("Archived \(title) (finished; keeping \(library.keepFinished ?? 0)).") }
+            }
+            return report
         }
     }
 }

@@ -30,6 +30,14 @@ public struct AuthenticationDocument: Sendable, Equatable {
     public var flows: [Flow]
     /// Flows that were skipped because they were incomplete, one line each.
     public var warnings: [String]
+    /// The library's announcements (Palace's `announcements`: `id` and `content`), in the document's order.
+    public var announcements: [(id: String, content: String)] = []
+
+    public static func == (lhs: AuthenticationDocument, rhs: AuthenticationDocument) -> Bool {
+        lhs.id == rhs.id && lhs.title == rhs.title && lhs.description == rhs.description && lhs.flows == rhs.flows
+            && lhs.warnings == rhs.warnings && lhs.announcements.map(\.id) == rhs.announcements.map(\.id)
+            && lhs.announcements.map(\.content) == rhs.announcements.map(\.content)
+    }
 
     /// The flow shelf uses: basic-token when offered (the password then travels once per token), else basic.
     public var preferredFlow: Flow? {
@@ -66,9 +74,18 @@ public struct AuthenticationDocument: Sendable, Equatable {
                 passwordLabel: (labels?["password"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "PIN",
                 authenticateURL: authenticate.flatMap { URL(string: $0, relativeTo: url)?.absoluteString }))
         }
-        return AuthenticationDocument(
+        var document = AuthenticationDocument(
             id: root["id"] as? String, title: root["title"] as? String ?? url.host ?? "the library",
             description: root["description"] as? String, flows: flows, warnings: warnings)
+        document.announcements = (root["announcements"] as? [Any] ?? []).compactMap { item in
+            guard let announcement = item as? [String: Any], let content = announcement["content"] as? String,
+                !content.isEmpty
+            else { return nil }
+            var hash = FNV1a()
+            hash.combine(content)
+            return ((announcement["id"] as? String) ?? String(hash.value, radix: 16), content)
+        }
+        return document
     }
 
     /// A short name for a flow type a patron may recognise.

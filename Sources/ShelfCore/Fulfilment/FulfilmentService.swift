@@ -14,6 +14,11 @@ public struct DownloadReport: Codable, Sendable, Equatable {
     /// What this download changed about the title's failure streak (started failing, recovered, skipped while
     /// backing off), for the caller to report once.
     public var transition: FailureTransition?
+
+    /// Not tried: the title failed before and waits its turn.
+    public var isBackingOff: Bool {
+        if case .backingOff? = transition { true } else { false }
+    }
 }
 
 /// Where a download stands, for a progress bar.
@@ -277,7 +282,8 @@ public final class FulfilmentService {
         return String(format: "part-%03d.", part.index + 1) + ext
     }
 
-    static func megabytes(_ bytes: Int64) -> String {
+    /// "48 KB", "19.2 MB": a download's size as messages say it.
+    public static func megabytes(_ bytes: Int64) -> String {
         bytes < 1_048_576 ? "\(max(1, bytes / 1024)) KB" : String(format: "%.1f MB", Double(bytes) / 1_048_576)
     }
 

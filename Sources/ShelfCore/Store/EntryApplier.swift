@@ -345,8 +345,15 @@ final class EntryApplier {
             }
         }
         try event(old.id, .changed, parts.isEmpty ? "the publisher changed the edition" : parts.joined(separator: "; "))
-        try Store.transition(db, old.id, libraryID: libraryID, .feedChanged, reason: "the publisher changed the edition",
-                             note: "the publisher changed the edition", syncID: syncID, now: Date(timeIntervalSince1970: now))
+        let moved = try Store.transition(
+            db, old.id, libraryID: libraryID, .feedChanged, reason: "the publisher changed the edition",
+            note: "the publisher changed the edition", syncID: syncID, now: Date(timeIntervalSince1970: now))
+        if moved.to.state == .updated && moved.from.state != .updated {
+            let version = record.entry.updated ?? String(Int(now))
+            try Notices.record(
+                db, kind: .updated, libraryID: libraryID, editionID: old.id, key: "updated:\(record.entry.id):\(version)",
+                text: "\(record.entry.title): updated by the publisher", at: Date(timeIntervalSince1970: now))
+        }
     }
 }
 

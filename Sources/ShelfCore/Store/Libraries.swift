@@ -23,6 +23,15 @@ public struct Library: Codable, Sendable, Equatable, FetchableRecord {
     /// How many feeds a sync crawls at most, when the patron set it.
     public var crawlFeeds: Int?
 
+    /// What a sync downloads by itself (`loans` when the patron never said).
+    public var autoDownload: DownloadPolicy
+    /// How many finished downloaded titles to keep at most; the oldest finished are archived first.
+    public var keepFinished: Int?
+    /// A size budget for the library's downloaded titles, in bytes.
+    public var maxBytes: Int64?
+    /// Each sync sends a desktop notification per new event (`shelf library set NAME --notify on`).
+    public var notify: Bool
+
     /// The crawl bounds this library's syncs use.
     public var crawlBounds: CrawlBounds {
         CrawlBounds(depth: crawlDepth ?? CrawlBounds.standard.depth, feeds: crawlFeeds ?? CrawlBounds.standard.feeds)
@@ -46,7 +55,21 @@ public struct Library: Codable, Sendable, Equatable, FetchableRecord {
         lastSyncMessage = row["last_sync_message"]
         crawlDepth = row["crawl_depth"]
         crawlFeeds = row["crawl_feeds"]
+        autoDownload = (row["auto_download"] as String?).flatMap(DownloadPolicy.init(rawValue:)) ?? .loans
+        keepFinished = row["keep_finished"]
+        maxBytes = row["max_bytes"]
+        notify = row["notify"] ?? false
     }
+}
+
+/// What a sync downloads by itself, per library.
+public enum DownloadPolicy: String, Codable, Sendable, CaseIterable {
+    /// Nothing: `shelf download` by hand.
+    case none
+    /// Audiobooks on loan, and updates of titles downloaded before (the default).
+    case loans
+    /// Also the free titles of followed authors and series.
+    case all
 }
 
 /// How far a sync crawls a catalog whose root is a navigation feed: how many links deep from the root, and how
@@ -104,6 +127,27 @@ extension Store {
             try db.execute(
                 sql: "UPDATE library SET crawl_depth = COALESCE(?, crawl_depth), crawl_feeds = COALESCE(?, crawl_feeds) WHERE id = ?",
                 arguments: [depth, feeds, library.id])
+            return try Self.library(db, name: name)
+        }
+    }
+
+    /// Sets what a library's syncs download by itself; a nil leaves that setting as it is, and a `keep` or
+    /// `maxBytes` of 0 removes the limit.
+    @discardableResult
+    public func setDownloadPolicy(
+        name: String, policy: DownloadPolicy?, keep: Int?, maxBytes: Int64?, notify: Bool? = nil
+    ) throws -> Library {
+        try write { db in
+            let library = try Self.library(db, name: name)
+            if let notify { try db.execute(sql: "UPDATE library SET notify = ? WHERE id = ?", arguments: [notify, library.id]) }
+            try db.execute(
+                sql: """
+                    UPDATE library SET auto_download = COALESCE(?, auto_download),
+                        keep_finished = CASE WHEN ? IS NULL THEN keep_finished ELSE NULLIF(?, 0) END,
+                        max_bytes = CASE WHEN ? IS NULL THEN max_bytes ELSE NULLIF(?, 0) END
+                    WHERE id = ?
+                    """,
+                arguments: [policy?.rawValue, keep, keep, maxBytes, maxBytes, library.id])
             return try Self.library(db, name: name)
         }
     }

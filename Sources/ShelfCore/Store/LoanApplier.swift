@@ -80,18 +80,24 @@ final class LoanApplier {
             }
             try event(editionID, EventKind(kind), detail)
         }
+        let since = availability?.since ?? availability?.until
+        let stamp = since.map { String(Int($0.timeIntervalSince1970)) } ?? Self.day(now)
+        let short = EditionSummary.shortForm(of: entry.id)
         if kind == .holdReady && oldKind != .holdReady {
-            notices.append(ShelfNotice(
-                kind: .holdReady, id: entry.id, title: entry.title,
-                message: "ready to borrow" + (availability?.until.map { " until \(Circulation.shortDate($0))" } ?? "")
-                    + ": shelf borrow \(EditionSummary.shortForm(of: entry.id))"))
+            let message = "ready to borrow" + (availability?.until.map { " until \(Circulation.shortDate($0))" } ?? "")
+                + ": shelf borrow \(short)"
+            try notice(.holdReady, editionID, key: "hold-ready:\(entry.id):\(stamp)", entry.title, message, id: entry.id)
         }
+        if kind == .loan && oldKind != .loan {
+            let message = "new loan" + (availability?.until.map { ", due \(Circulation.shortDate($0))" } ?? "")
+            try notice(.newLoan, editionID, key: "loan:\(entry.id):\(stamp)", entry.title, message, id: entry.id)
+        }
+        // Once per loan: the key names the loan's end, so only a renewal (a new end) tells again.
         if kind == .loan, let until = availability?.until, until.timeIntervalSince(now) < 3 * 86_400,
             until > now
         {
-            notices.append(ShelfNotice(
-                kind: .dueSoon, id: entry.id, title: entry.title,
-                message: Circulation.daysLeft(until: until, now: now)))
+            try notice(.dueSoon, editionID, key: "due:\(entry.id):\(Int(until.timeIntervalSince1970))", entry.title,
+                       Circulation.daysLeft(until: until, now: now) + " (due \(Circulation.shortDate(until)))", id: entry.id)
         }
         return editionID
     }
@@ -112,7 +118,8 @@ final class LoanApplier {
             let kind: String = row[1]
             let what = kind == Entitlement.loan.rawValue ? "loan" : "hold"
             try end(editionID: editionID, reason: "the \(what) is no longer on the loans shelf (returned elsewhere or expired)")
-            notices.append(ShelfNotice(kind: .ended, id: row[3], title: row[2], message: "\(what) ended"))
+            try notice(.ended, editionID, key: "ended:\(row[3] as String):\(Int(now.timeIntervalSince1970))", row[2],
+                       "\(what) ended", id: row[3])
         }
         return rows.count
     }
@@ -123,6 +130,24 @@ final class LoanApplier {
         try event(editionID, .ended, reason)
         try Store.transition(db, editionID, libraryID: libraryID, .loanEnded, reason: reason, note: "the loan ended",
                              syncID: syncID, now: now)
+    }
+
+    /// Records a notice for the patron; a ShelfNotice for the summary only when it is new (never twice). What a
+    /// borrow or reserve answered was just said by that command, except a due date that is near: a sync says it.
+    private func notice(
+        _ kind: NoticeKind, _ editionID: Int64, key: String, _ title: String, _ message: String, id: String
+    ) throws {
+        guard try Notices.record(
+            db, kind: kind, libraryID: libraryID, editionID: editionID, key: key, text: "\(title): \(message)", at: now,
+            told: syncID == nil && kind != .dueSoon)
+        else { return }
+        let summaryKind: ShelfNotice.Kind? = switch kind {
+        case .holdReady: .holdReady
+        case .dueSoon: .dueSoon
+        case .ended: .ended
+        default: nil
+        }
+        if let summaryKind { notices.append(ShelfNotice(kind: summaryKind, id: id, title: title, message: message)) }
     }
 
     private func event(_ editionID: Int64, _ kind: EventKind, _ detail: String) throws {

@@ -337,6 +337,55 @@ enum Migrations {
                 CREATE UNIQUE INDEX failure_streak_key ON failure_streak(library_id, IFNULL(edition_id, 0));
                 """)
         }
+        migrator.registerMigration("v13-notices") { db in
+            try db.execute(sql: """
+                -- What the patron is told, once each: a hold ready, a new loan, a loan due soon or expired, a download
+                -- done or failed, a title updated, a followed author's or series' new title, a library announcement.
+                -- `key` names the happening (a hold ready on one date, a loan due on one day), so a repeat is ignored.
+                CREATE TABLE notice (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    edition_id INTEGER REFERENCES edition(id) ON DELETE SET NULL,
+                    kind TEXT NOT NULL,
+                    key TEXT NOT NULL,
+                    text TEXT NOT NULL,
+                    at REAL NOT NULL,
+                    -- when `shelf events` showed it, a sync printed it, a desktop notification was sent
+                    seen_at REAL,
+                    printed_at REAL,
+                    notified_at REAL,
+                    UNIQUE (library_id, key)
+                );
+                CREATE INDEX notice_unseen ON notice(library_id, seen_at);
+                """)
+        }
+        migrator.registerMigration("v14-follows-and-download-policy") { db in
+            try db.execute(sql: """
+                -- What a sync downloads by itself: 'none', 'loans' (NULL: the default) or 'all'; how many finished
+                -- downloaded titles to keep at most; a size budget in bytes for the library's downloads.
+                ALTER TABLE library ADD COLUMN auto_download TEXT;
+                ALTER TABLE library ADD COLUMN keep_finished INTEGER;
+                ALTER TABLE library ADD COLUMN max_bytes INTEGER;
+                -- Send a desktop notification per new event after each sync (as `shelf sync --notify` does).
+                ALTER TABLE library ADD COLUMN notify INTEGER NOT NULL DEFAULT 0;
+
+                -- Authors and series the patron follows; their titles a sync found since `shelf news` last showed them.
+                CREATE TABLE follow (
+                    id INTEGER PRIMARY KEY,
+                    kind TEXT NOT NULL,
+                    name TEXT NOT NULL COLLATE NOCASE,
+                    created_at REAL NOT NULL,
+                    UNIQUE (kind, name)
+                );
+                CREATE TABLE follow_title (
+                    follow_id INTEGER NOT NULL REFERENCES follow(id) ON DELETE CASCADE,
+                    edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
+                    found_at REAL NOT NULL,
+                    viewed_at REAL,
+                    PRIMARY KEY (follow_id, edition_id)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -102,6 +102,19 @@ extension Store {
         }
     }
 
+    /// When each finished title of a library was finished (its listening state last changed), by catalog row id.
+    func finishedAt(in libraryID: Int64) throws(StoreError) -> [Int64: Date] {
+        try readPositions { db in
+            var result: [Int64: Date] = [:]
+            for row in try Row.fetchAll(db, sql: """
+                SELECT edition_id, updated_at FROM listening WHERE library_id = ? AND consumption = 'finished'
+                """, arguments: [libraryID]) {
+                result[row[0]] = Date(timeIntervalSince1970: row[1])
+            }
+            return result
+        }
+    }
+
     /// How far the patron is in one title, nil when it was never played.
     func consumption(of edition: EditionRef) throws(StoreError) -> (Consumption, Double?)? {
         try readPositions { db in try ListeningRecord.fetchOne(db, key: edition.rowID).map { ($0.consumption, $0.percent) } }

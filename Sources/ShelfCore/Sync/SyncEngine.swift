@@ -93,6 +93,12 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     /// Holds that became ready, loans due soon, loans that ended.
     public var notices: [ShelfNotice] = []
     public var warnings: [String] = []
+    /// New titles by followed authors or in followed series.
+    public var followed = 0
+    /// What the downloads after the sync did (none with `--no-download` or the policy `none`).
+    public var downloads: AutoDownloadReport?
+    /// The events this sync told (each is told once, by the first sync that sees it).
+    public var events: [Notice] = []
     /// Listening positions and bookmarks pushed to the library's annotation service after the feeds were stored.
     public var positionsPushed = 0
     /// Those still queued (offline, not signed in); the next sync or `listen` pushes them.
@@ -338,6 +344,10 @@ public final class SyncEngine {
         }
         summary.catalogTitles = try applier.catalogCount()
         summary.warnings += warnings
+        // The first sync finds the whole catalog: none of it is news.
+        if library.lastSyncOKAt != nil {
+            summary.followed = try Store.matchFollows(db, libraryID: library.id, since: now, now: started)
+        }
 
         if shelfRead != nil {
             summary.loansRead = true

@@ -17,7 +17,8 @@ import Testing
         #expect(migrations == ["v1-libraries-feeds-editions-events", "v2-loans-and-holds", "v3-fulfilment", "v4-edition-protection", "v5-download-queue",
                               "v6-listening", "v7-outbox-motivation-names", "v8-listening-state-in-its-own-file",
                               "v9-edition-duration-and-series",
-                              "v10-titles-found-by-browse-and-search", "v11-crawl-bounds", "v12-failure-backoff"])
+                              "v10-titles-found-by-browse-and-search", "v11-crawl-bounds", "v12-failure-backoff",
+                              "v13-notices", "v14-follows-and-download-policy"])
         // The listening state has a database of its own, as private and in WAL too.
         let positionsMode = try store.readPositions { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(positionsMode == "wal")
