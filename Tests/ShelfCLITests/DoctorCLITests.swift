@@ -81,11 +81,38 @@ import Testing
         await fixture.server.stop()
         let doctor = try await fixture.shelf.run(["doctor"], environment: environment)
         #expect(doctor.status == ShelfExit.doctorFoundProblems.rawValue)
+        #expect(doctor.stderr == "shelf: 1 problem found\n")
         let line = try #require(lines(doctor.stdout)["library demo"])
         #expect(line.hasPrefix("problem  library demo: offline: cannot reach "), "\(line)")
         #expect(line.hasSuffix("— fix: check the connection, and that the library's server is up; then `shelf doctor` again"))
         #expect(FileManager.default.fileExists(atPath: fixture.shelf.home.appendingPathComponent("credentials/demo.json").path))
         fixture.shelf.cleanUp()
+    }
+
+    @Test func noAudioDeviceATimerNothingRunsAndAMissingPackageAreProblemsWithTheirFixes() async throws {
+        let (fixture, environment, scratch) = try await prepared()
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        // A timer written while a user manager ran, now without one; an audio driver SDL does not have.
+        _ = try SyncSchedule(executable: ShelfRunner.executable.path, home: nil, interval: .standard)
+            .write(to: scratch.appendingPathComponent("systemd/user"))
+        var broken = environment
+        broken["SDL_AUDIODRIVER"] = "no-such-driver"
+        let doctor = try await fixture.shelf.run(["doctor"], environment: broken)
+        #expect(doctor.status == ShelfExit.doctorFoundProblems.rawValue)
+        #expect(doctor.stderr == "shelf: 2 problems found\n")
+        let checks = lines(doctor.stdout)
+        let audio = try #require(checks["audio"])
+        #expect(audio.hasPrefix("problem  audio: no audio device: "), "\(audio)")
+        #expect(audio.hasSuffix("— fix: start the sound server (PipeWire or PulseAudio), or set SDL_AUDIODRIVER (alsa, pulseaudio, pipewire)"))
+        let schedule = try #require(checks["schedule"])
+        #expect(schedule.hasPrefix("problem  schedule: \(scratch.path)/systemd/user/shelf-sync.timer is written, but no systemd user manager runs it ("), "\(schedule)")
+        #expect(schedule.hasSuffix("— fix: `shelf schedule --remove`, then `shelf schedule --cron` for a crontab line"))
+        #expect(checks["library demo"]?.hasPrefix("ok") == true)
+
+        let missing = ShelfCore.Doctor.checkPackages(["libxml2", "shelf-no-such-package"])
+        #expect(missing == DoctorCheck("packages", .problem, "not installed: shelf-no-such-package", fix: "sudo apt-get install shelf-no-such-package"))
+        #expect(ShelfCore.Doctor.checkPackages(["libxml2"]).status == .ok)
+        await fixture.finish()
     }
 
     @Test func aDamagedStoreIsAProblemAndTheRestIsStillChecked() async throws {

@@ -18,8 +18,12 @@ extension Shelf {
                 to add with `crontab -e`. --cron prints that line without trying systemd. cron cannot run something \
                 every 45m or 2h30m: those intervals need systemd.
 
+                --remove disables the timer (`systemctl --user disable --now`) and deletes both units; it \
+                reminds you of a crontab line that still runs shelf sync, which stays yours to remove.
+
                 Under cron, `shelf sync --quiet` prints nothing unless something is worth telling, so cron mails \
-                only that.
+                only that. Exits 96 when systemctl fails (the timer is then not enabled), or when cron cannot \
+                express the interval.
                 """)
 
         @Option(help: ArgumentHelp("How often to sync: 30m, 1h, 2h30m, 1d (at least 5m; default 30m).", valueName: "interval"))
