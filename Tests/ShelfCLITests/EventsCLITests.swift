@@ -144,7 +144,7 @@ import Testing
         #expect(process.terminationStatus == 0)
         #expect(sawStaging, "the update was staged beside the old copy")
         #expect(stdout.contains("The Adventures of Sherlock Holmes: updated by the publisher"), "\(stdout)")
-        #expect(stdout.contains("The Adventures of Sherlock Holmes: downloaded ("), "\(stdout)")
+        #expect(stdout.contains("The Adventures of Sherlock Holmes: downloaded the update ("), "\(stdout)")
         let new = try audioFiles(directory).map { try Data(contentsOf: directory.appendingPathComponent($0)) }
         #expect(new.count == old.count && new != old)
         #expect(!FileManager.default.fileExists(atPath: staging.path))

@@ -71,8 +71,10 @@ public final class AutoDownloader {
             case .success(let done) where done.state == .downloaded && !overBudget:
                 used += done.bytes
                 report.downloaded.append(done)
+                // The publisher's new files are a happening of their own, not the first download told again.
+                let what = summary.state == .updated ? "downloaded the update" : "downloaded"
                 try record(.downloaded, edition, key: "downloaded:\(summary.id):\(Int(Date().timeIntervalSince1970 * 1000))",
-                           "\(summary.title): downloaded (\(FulfilmentService.megabytes(done.bytes)))")
+                           "\(summary.title): \(what) (\(FulfilmentService.megabytes(done.bytes)))")
             case .success where overBudget:
                 try queue.remove(edition)
                 let budget = FulfilmentService.megabytes(library.maxBytes ?? 0)
