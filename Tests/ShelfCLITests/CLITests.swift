@@ -110,6 +110,14 @@ extension CLIFixture {
         _ = try await shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
         _ = try await shelf.run(["sync", "--quiet", "--no-download"])
     }
+
+    /// Where the demo library's title `query` (any unique part of its id) keeps its files.
+    func files(of query: String) throws -> URL {
+        let home = Home(directory: shelf.home)
+        let store = try Store(home: home)
+        let library = try store.library(named: "demo")
+        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library).rowID)
+    }
 }
 
 @Suite(.serialized) struct CLITests {

@@ -9,13 +9,6 @@ import Testing
     static let secretGarden = "urn:uuid:7d3c000a-5a1e-4c6b-9f0e-d0c5e1f0000a"
     static let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
 
-    private func directory(_ fixture: CLIFixture, _ query: String) throws -> URL {
-        let home = Home(directory: fixture.shelf.home)
-        let store = try Store(home: home)
-        let library = try store.library(named: "demo")
-        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library).rowID)
-    }
-
     /// The audio files of a title, by name, with their bytes.
     private func audio(_ directory: URL) throws -> [String: Data] {
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".mp3") }
@@ -43,10 +36,10 @@ import Testing
         told += lines(first.stdout)
         #expect(told.contains { $0.hasPrefix("The Adventures of Sherlock Holmes: new loan, due ") }, "\(first.stdout)")
         #expect(told.contains { $0.hasPrefix("The Adventures of Sherlock Holmes: downloaded (") }, "\(first.stdout)")
-        let sherlock = try directory(fixture, "7d3c0002")
+        let sherlock = try fixture.files(of: "7d3c0002")
         let old = try audio(sherlock)
         #expect(!old.isEmpty)
-        #expect(try audio(directory(fixture, "7d3c000a")).isEmpty)
+        #expect(try audio(fixture.files(of: "7d3c000a")).isEmpty)
 
         // Between runs: a loan arrives, the hold becomes ready, and a catalog page answers 503 twice.
         _ = try await state.borrow(Self.secretGarden, as: "demo")
@@ -64,7 +57,7 @@ import Testing
         #expect(secondLines.contains { $0.hasPrefix("The War of the Worlds: ready to borrow until ") }, "\(second.stdout)")
         #expect(!second.stdout.contains("Sherlock"), "told by the run before")
         told += secondLines
-        let garden = try audio(directory(fixture, "7d3c000a"))
+        let garden = try audio(fixture.files(of: "7d3c000a"))
         #expect(!garden.isEmpty)
         #expect(try audio(sherlock) == old, "a title downloaded before is left alone")
 
@@ -97,7 +90,7 @@ import Testing
         let new = try audio(sherlock)
         #expect(Set(new.keys) == Set(old.keys) && new != old, "the new files replaced the old ones")
         #expect(!FileManager.default.fileExists(atPath: staging.path))
-        #expect(try audio(directory(fixture, "7d3c000a")) == garden)
+        #expect(try audio(fixture.files(of: "7d3c000a")) == garden)
 
         // Each event was printed exactly once; a fourth run has nothing to tell.
         #expect(Set(told).count == told.count, "\(told)")

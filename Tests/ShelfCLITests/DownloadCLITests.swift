@@ -10,13 +10,6 @@ import Testing
         return fixture
     }
 
-    private func files(_ fixture: CLIFixture, _ query: String) throws -> URL {
-        let home = Home(directory: fixture.shelf.home)
-        let store = try Store(home: home)
-        let library = try store.library(named: "demo")
-        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library).rowID)
-    }
-
     @Test func aBearerTokenLoanDownloadsThroughTheLifecycleAndCanBeArchived() async throws {
         let fixture = try await ready()
         let download = try await fixture.shelf.run(["download", "7d3c0002"])
@@ -29,7 +22,7 @@ import Testing
             #expect(show.stdout.contains(step), "\(step)")
         }
         // The files are the server's bytes, part by part.
-        let directory = try files(fixture, "7d3c0002")
+        let directory = try fixture.files(of: "7d3c0002")
         let manifest = try ShelfCore.AudiobookManifest.parse(
             Data(contentsOf: directory.appendingPathComponent("manifest.json")), url: directory)
         #expect(manifest.parts.count >= 2)
@@ -84,7 +77,7 @@ import Testing
         let download = try await fixture.shelf.run(["download", "7d3c000a"])
         #expect(download.status == 0, "\(download.stderr)")
         #expect(download.stdout.contains("parts from its package"))
-        let directory = try files(fixture, "7d3c000a")
+        let directory = try fixture.files(of: "7d3c000a")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("manifest.json").path))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".mp3") }.count >= 2)
         await fixture.finish()
@@ -106,8 +99,10 @@ import Testing
     @Test func aSecondDownloadOfATitleIsBusyAndKeepsItQueued() async throws {
         let fixture = try await ready()
         let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
-        // A slow library keeps the first download going while the second one starts.
+        // A slow library keeps the first download going (seconds at 10 KB/s) while the second one starts and the
+        // queue is read.
         await fixture.server.state.setDelay(milliseconds: 300)
+        await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 10_000), for: sherlock)
         let (first, firstOut, _) = try fixture.shelf.start(["download", "7d3c0002"])
         let store = try Store(home: Home(directory: fixture.shelf.home))
         let edition = try store.resolveEdition(sherlock, in: try store.library(named: "demo"))
@@ -125,6 +120,7 @@ import Testing
             [QueuedDownload].self, from: Data(try await fixture.shelf.run(["queue", "--json"]).stdout.utf8))
         #expect(queue.map(\.id) == [sherlock])
         await fixture.server.state.setDelay(milliseconds: 0)
+        await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
         let firstOutput = try await offloaded {
             let data = firstOut.fileHandleForReading.readDataToEndOfFile()
             first.waitUntilExit()
@@ -194,7 +190,7 @@ import Testing
         for part in 1...4 { resumed += await fixture.server.state.partRangeRequestCount(id, part: part) }
         #expect(resumed > 0, "no part was resumed with a range")
 
-        let directory = try files(fixture, "7d3c0002")
+        let directory = try fixture.files(of: "7d3c0002")
         let manifest = try ShelfCore.AudiobookManifest.parse(
             Data(contentsOf: directory.appendingPathComponent("manifest.json")), url: directory)
         let remote = try await offloaded {

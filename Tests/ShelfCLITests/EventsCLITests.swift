@@ -20,13 +20,6 @@ import Testing
         return fixture
     }
 
-    private func files(_ fixture: CLIFixture, _ query: String) throws -> URL {
-        let home = Home(directory: fixture.shelf.home)
-        let store = try Store(home: home)
-        let library = try store.library(named: "demo")
-        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library).rowID)
-    }
-
     private func audioFiles(_ directory: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasSuffix(".mp3") }.sorted()
     }
@@ -83,14 +76,14 @@ import Testing
         let fixture = try await ready()
         let none = try await fixture.shelf.run(["sync", "--quiet", "--no-download"])
         #expect(none.status == 0)
-        #expect(audioFiles(try files(fixture, "7d3c0002")).isEmpty)
+        #expect(audioFiles(try fixture.files(of: "7d3c0002")).isEmpty)
 
         _ = try await fixture.server.state.borrow(Self.secretGarden, as: "demo")
         let sync = try await fixture.shelf.run(["sync", "--quiet"])
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(sync.stderr.isEmpty, "\(sync.stderr)")
         for query in ["7d3c0002", "7d3c000a"] {
-            #expect(!audioFiles(try files(fixture, query)).isEmpty, "\(query)")
+            #expect(!audioFiles(try fixture.files(of: query)).isEmpty, "\(query)")
             #expect(try await fixture.shelf.run(["show", query]).stdout.contains("State         Downloaded"))
         }
         let lines = sync.stdout.split(separator: "\n")
@@ -108,7 +101,7 @@ import Testing
         _ = try await fixture.server.state.revoke(Self.frankenstein, as: "demo")
         _ = try await fixture.server.state.borrow(Self.warOfTheWorlds, as: "demo")
         _ = try await fixture.shelf.run(["sync", "--quiet"])
-        #expect(audioFiles(try files(fixture, "7d3c000c")).isEmpty)
+        #expect(audioFiles(try fixture.files(of: "7d3c000c")).isEmpty)
         let wrong = try await fixture.shelf.run(["library", "set", "demo", "--auto-download", "sometimes"])
         #expect(wrong.status == ShelfExit.usage.rawValue)
         #expect(wrong.stderr.contains("--auto-download is none, loans (or audiobooks) or all, not 'sometimes'"))
@@ -118,7 +111,7 @@ import Testing
     @Test func anUpdateKeepsTheOldFilesPlayableUntilTheNewOnesAreComplete() async throws {
         let fixture = try await ready()
         _ = try await fixture.shelf.run(["sync", "--quiet"])
-        let directory = try files(fixture, "7d3c0002")
+        let directory = try fixture.files(of: "7d3c0002")
         let names = audioFiles(directory)
         #expect(!names.isEmpty)
         let old = try names.map { try Data(contentsOf: directory.appendingPathComponent($0)) }
@@ -156,8 +149,8 @@ import Testing
         let fixture = try await ready()
         _ = try await fixture.server.state.borrow(Self.secretGarden, as: "demo")
         _ = try await fixture.shelf.run(["sync", "--quiet"])
-        #expect(!audioFiles(try files(fixture, "7d3c0002")).isEmpty)
-        #expect(!audioFiles(try files(fixture, "7d3c000a")).isEmpty)
+        #expect(!audioFiles(try fixture.files(of: "7d3c0002")).isEmpty)
+        #expect(!audioFiles(try fixture.files(of: "7d3c000a")).isEmpty)
         // Sherlock finished first, then The Secret Garden: keeping one archives Sherlock.
         #expect(try await fixture.shelf.run(["mark", "7d3c0002", "--played"]).status == 0)
         try await Task.sleep(for: .milliseconds(20))
@@ -166,15 +159,15 @@ import Testing
         #expect(set.status == 0, "\(set.stderr)")
         let keep = try await fixture.shelf.run(["sync", "--quiet"])
         #expect(keep.status == 0, "\(keep.stderr)")
-        #expect(audioFiles(try files(fixture, "7d3c0002")).isEmpty)
-        #expect(!audioFiles(try files(fixture, "7d3c000a")).isEmpty)
+        #expect(audioFiles(try fixture.files(of: "7d3c0002")).isEmpty)
+        #expect(!audioFiles(try fixture.files(of: "7d3c000a")).isEmpty)
 
         // A new loan that would go past the 1 KB budget is left out, said once.
         // The demo's limit is 3 loans: the ebook goes back first.
         _ = try await fixture.server.state.revoke(Self.frankenstein, as: "demo")
         _ = try await fixture.server.state.borrow(Self.warOfTheWorlds, as: "demo")
         let budget = try await fixture.shelf.run(["sync", "--quiet"])
-        #expect(audioFiles(try files(fixture, "7d3c000c")).isEmpty)
+        #expect(audioFiles(try fixture.files(of: "7d3c000c")).isEmpty)
         #expect(budget.stdout.contains("The War of the Worlds: not downloaded: it would take demo's downloads past the 1 KB budget"),
                 "\(budget.stdout)")
         #expect(try await fixture.shelf.run(["sync", "--quiet"]).stdout.isEmpty)
@@ -189,7 +182,7 @@ import Testing
         _ = try await fixture.server.state.borrow(Self.secretGarden, as: "demo")
         let sync = try await fixture.shelf.run(["sync", "--quiet"])
         #expect(sync.stdout.contains("The Secret Garden: downloaded ("), "\(sync.stdout)")
-        let directory = try files(fixture, "7d3c000a")
+        let directory = try fixture.files(of: "7d3c000a")
         #expect(!audioFiles(directory).isEmpty)
         await fixture.server.stop()
         try await Task.sleep(for: .seconds(4.5))

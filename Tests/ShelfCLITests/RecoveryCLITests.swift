@@ -13,13 +13,6 @@ import Testing
         return fixture
     }
 
-    private func directory(_ fixture: CLIFixture, _ query: String) throws -> URL {
-        let home = Home(directory: fixture.shelf.home)
-        let store = try Store(home: home)
-        let library = try store.library(named: "demo")
-        return home.files(library: library.id, edition: try store.resolveEdition(query, in: library).rowID)
-    }
-
     /// Bytes in the `.part` files of `directory`.
     private func partialBytes(in directory: URL) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
@@ -41,7 +34,7 @@ import Testing
     @Test func interruptAndTerminateMidDownloadPutTheTitleBackAndArchiveClearsTheParts() async throws {
         let fixture = try await ready()
         await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 4_000), for: sherlock)
-        let files = try directory(fixture, "7d3c0002")
+        let files = try fixture.files(of: "7d3c0002")
         for signal in [SIGINT, SIGTERM] {
             let before = partialBytes(in: files)
             let (process, out, err) = try fixture.shelf.start(["download", "7d3c0002"])
@@ -77,7 +70,7 @@ import Testing
         let download = try await fixture.shelf.run(["download", "7d3c0002"])
         #expect(download.status == 0, "\(download.stderr)")
         await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
-        let files = try directory(fixture, "7d3c0002")
+        let files = try fixture.files(of: "7d3c0002")
         let manifest = try ShelfCore.AudiobookManifest.parse(
             Data(contentsOf: files.appendingPathComponent("manifest.json")), url: files)
         let remote = try await offloaded { try HTTPClient().request(URL(string: manifest.parts[0].href)!).body }
@@ -104,7 +97,7 @@ import Testing
         // This shelf is killed while part 1 trickles in; then the file gets every byte, as if the kill came between
         // the last write and the rename.
         await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 2_000), for: sherlock)
-        let files = try directory(fixture, "7d3c0002")
+        let files = try fixture.files(of: "7d3c0002")
         let (process, _, _) = try fixture.shelf.start(["download", "7d3c0002", "--quiet"])
         try await waitForNewBytes(in: files, before: 0)
         kill(process.processIdentifier, SIGKILL)

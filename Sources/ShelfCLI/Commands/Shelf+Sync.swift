@@ -110,7 +110,9 @@ extension Shelf {
                         if case .recovered(let failures, let since)? = summary.transition {
                             try store.recordNotice(
                                 kind: .libraryRecovered, libraryID: library.id, key: "recovered-\(Int(since.timeIntervalSince1970))",
-                                text: Self.line(failures: failures, since: since, library.name))
+                                text: Self.line(failures: failures, since: since, library.name),
+                                // At a terminal the summary line says it works; one failure is not worth more.
+                                told: !global.quiet && failures < 2)
                         }
                         let synced = try store.library(named: library.name)
                         Announcements.check(synced, store: store, configuration: global.httpConfiguration)

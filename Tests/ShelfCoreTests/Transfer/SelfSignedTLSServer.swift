@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 
 /// `openssl s_server` on loopback with a certificate made for the test and trusted by no one: a real TLS
@@ -37,10 +38,14 @@ final class SelfSignedTLSServer {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            try await Task.sleep(for: .milliseconds(300))
-            if process.isRunning {
-                return SelfSignedTLSServer(port: candidate, process: process, directory: directory)
+            // Listening once a connection is accepted (a loaded machine can take seconds); a port taken ends it.
+            for _ in 0..<200 where process.isRunning {
+                if Self.accepts(port: candidate) {
+                    return SelfSignedTLSServer(port: candidate, process: process, directory: directory)
+                }
+                try await Task.sleep(for: .milliseconds(50))
             }
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
@@ -48,6 +53,22 @@ final class SelfSignedTLSServer {
     }
 
     struct NoFreePort: Error {}
+
+    /// Whether a TCP connection to the port on loopback is accepted.
+    private static func accepts(port: Int) -> Bool {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { return false }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
 
     /// Stops the server with SIGKILL (a test child may have SIGTERM blocked) and waits for it.
     func stop() {
