@@ -269,8 +269,13 @@ extension CLIFixture {
         let fixture = try await CLIFixture()
         await fixture.server.state.setDelay(milliseconds: 400)
         let (first, out, _) = try fixture.shelf.start(["sync", "--quiet"])
-        // Give the first sync time to take the lock before the second starts.
-        try await Task.sleep(for: .milliseconds(500))
+        // The second starts once the first holds the lock (a loaded machine may take seconds to start it).
+        let lock = Home(directory: fixture.shelf.home).syncLock
+        let clock = ContinuousClock()
+        let started = clock.now
+        while FileLock.holder(of: lock) != first.processIdentifier, clock.now - started < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         let second = try await fixture.shelf.run(["sync", "--wait", "0.3"])
         #expect(second.status == ShelfExit.busy.rawValue)
         #expect(second.stderr.contains("another shelf sync is running (pid \(first.processIdentifier))"))
