@@ -273,6 +273,9 @@ func postAnnotation(_ url: URL, _ json: String, headers: [String: String] = basi
             case .unparseableLocator:
                 #expect(value != nil)
                 #expect((try? JSONSerialization.jsonObject(with: Data((value ?? "").utf8))) == nil)
+            case .hugeOffset, .offsetPastTheEnd, .negativeOffset, .nanOffset, .wrongHref, .otherBook, .deepLocator, .hugeBody:
+                #expect(value?.contains("LocatorAudioBookTime") == true)
+                #expect((target?["source"] as? String == shelf.audiobook) == (kind != .otherBook))
             }
             #expect(try locator(of: items[1])["readingOrderItem"] as? String == "part-1.mp3")
             // The switch serves one malformed collection, then turns itself off.

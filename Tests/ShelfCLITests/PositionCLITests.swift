@@ -74,6 +74,48 @@ import Testing
         fixture.shelf.cleanUp()
     }
 
+    /// Hostile annotations from the library: each is refused with a one-line reason, the command still succeeds, this
+    /// computer's position is untouched and another device's good annotation in the same list is still read.
+    @Test func hostileAnnotationsAreRefusedAndNoPositionIsLost() async throws {
+        let fixture = try await ready()
+        try play(fixture, part: 1, seconds: 2, percent: 43)
+        let other = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa"
+        try await fixture.server.state.postAnnotation(
+            username: "demo", workID: sherlock, motivation: .idling, readingOrderItem: "3.mp3", offsetMilliseconds: 1_500,
+            device: other, time: Date().addingTimeInterval(-30))
+        let reasons: [(MalformedAnnotation, String)] = [
+            (.hugeOffset, "1e+20 ms is more than 1,000 hours"), (.offsetPastTheEnd, "is past the end of part 1"),
+            (.negativeOffset, "-5000 ms is negative"), (.nanOffset, "its locator is not valid JSON"),
+            (.wrongHref, "names no part of this book (another-book.mp3)"), (.otherBook, "it belongs to another title"),
+            (.deepLocator, "nested more than 8 levels deep"),
+        ]
+        for (kind, reason) in reasons {
+            await fixture.server.state.setMalformedAnnotation(kind)
+            let result = try await fixture.shelf.run(["position", "7d3c0002", "--json"])
+            #expect(result.status == 0, "\(kind): \(result.stderr)")
+            let warnings = result.stderr.split(separator: "\n")
+            #expect(warnings.count == 1 && warnings[0].hasPrefix("shelf: warning: ignored annotation "), "\(kind): \(result.stderr)")
+            #expect(result.stderr.contains(reason) && result.stderr.contains("kept the local position"), "\(kind): \(result.stderr)")
+            let report = try JSONDecoder.iso.decode(PositionReport.self, from: Data(result.stdout.utf8))
+            #expect(report.localOnly == nil)
+            let ours = try #require(report.devices.first { $0.thisDevice })
+            #expect(ours.part == 1 && ours.seconds == 2, "\(kind)")
+            let theirs = try #require(report.devices.first { !$0.thisDevice })
+            #expect(theirs.device == other && theirs.part == 2 && theirs.seconds == 1.5, "\(kind)")
+        }
+
+        // A 50 MB list is refused while it arrives: the positions stored here are shown, with the reason.
+        await fixture.server.state.setMalformedAnnotation(.hugeBody)
+        let huge = try await fixture.shelf.run(["position", "7d3c0002"])
+        #expect(huge.status == 0, "\(huge.stderr)")
+        #expect(huge.stdout.contains("Showing the positions stored here only (the response from "), "\(huge.stdout)")
+        #expect(huge.stdout.contains("is larger than 8 MB; refusing it)"), "\(huge.stdout)")
+        let after = try await fixture.shelf.run(["position", "7d3c0002", "--json"])
+        let report = try JSONDecoder.iso.decode(PositionReport.self, from: Data(after.stdout.utf8))
+        #expect(report.devices.first { $0.thisDevice }.map { $0.part == 1 && $0.seconds == 2 } == true)
+        fixture.shelf.cleanUp()
+    }
+
     @Test func markSetsTheProgressOthersAreUsageErrors() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["sync", "--quiet"])

@@ -49,6 +49,23 @@ public enum MalformedAnnotation: String, Codable, Sendable, CaseIterable {
     case unparseableLocator
     /// An idling annotation with no `target` at all.
     case missingTarget
+    /// Hostile ones, each an idling annotation of another device on part 1 (`…readingOrderItem:0`) unless said:
+    /// an offset of 1e20 ms.
+    case hugeOffset
+    /// An offset of 10 hours, within the limit but past the end of the part.
+    case offsetPastTheEnd
+    /// An offset of -5,000 ms.
+    case negativeOffset
+    /// `NaN` written as the offset, which is not JSON.
+    case nanOffset
+    /// A readingOrderItem that names no part of the title.
+    case wrongHref
+    /// An annotation of another work, served in this work's list.
+    case otherBook
+    /// A locator wrapped in 10,000 `locator` members.
+    case deepLocator
+    /// An annotation whose body holds 50 MB of padding.
+    case hugeBody
 }
 
 /// Why an annotation was refused; each is a Palace problem document.

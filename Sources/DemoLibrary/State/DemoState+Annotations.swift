@@ -184,9 +184,21 @@ extension DemoState {
     }
 
     private func malformedItem(_ kind: MalformedAnnotation, source: String) -> JSONValue {
+        func position(_ offset: String, item: String = "urn:org.thepalaceproject:readingOrderItem:0") -> String {
+            #"{"@type":"LocatorAudioBookTime","@version":2,"readingOrderItem":""# + item
+                + #"","readingOrderItemOffsetMilliseconds":"# + offset + "}"
+        }
         let value = switch kind {
         case .invalidLocator, .missingTarget: #"{"@type":"LocatorHrefProgression","progressWithinChapter":0.5}"#
         case .unparseableLocator: #"{"@type":"LocatorAudioBookTime","@version":2,"readingOrderItem":"#
+        case .hugeOffset: position("1e20")
+        case .offsetPastTheEnd: position("36000000")
+        case .negativeOffset: position("-5000")
+        case .nanOffset: position("NaN")
+        case .wrongHref: position("1000", item: "another-book.mp3")
+        case .otherBook, .hugeBody: position("1000")
+        case .deepLocator:
+            String(repeating: #"{"locator":"#, count: 10_000) + position("1000") + String(repeating: "}", count: 10_000)
         }
         var document: [String: JSONValue] = [
             "id": .string(renderer.base + "annotations/0"),
@@ -197,9 +209,16 @@ extension DemoState {
                 DemoAnnotation.timeKey: .string(DemoDates.iso8601(now)),
             ]),
         ]
+        if kind == .hugeBody {
+            document["body"] = .object([
+                DemoAnnotation.deviceKey: .string("urn:uuid:00000000-0000-4000-8000-0000000000bd"),
+                DemoAnnotation.timeKey: .string(DemoDates.iso8601(now)),
+                DemoAnnotation.chapterKey: .string(String(repeating: "x", count: 50 * 1_048_576)),
+            ])
+        }
         if kind != .missingTarget {
             document["target"] = .object([
-                "source": .string(source),
+                "source": .string(kind == .otherBook ? "urn:uuid:00000000-0000-4000-8000-00000000b00c" : source),
                 "selector": .object(["type": .string("oa:FragmentSelector"), "value": .string(value)]),
             ])
         }

@@ -10,7 +10,10 @@ extension Shelf {
             discussion: """
                 Asks the library's annotation service for the positions your other devices saved (when online and \
                 signed in), then lists each device's chapter, offset and time, newest first, with the title's \
-                progress and whether a position waits to be pushed (`shelf sync` pushes it).
+                progress and whether a position waits to be pushed (`shelf sync` pushes it). An annotation that is \
+                not a usable position of this title (an ebook location, an offset past the end of its part, a part \
+                not in the book, another title's) is ignored with a warning that says why; it never replaces the \
+                position stored here.
                 """)
 
         @OptionGroup var global: GlobalOptions

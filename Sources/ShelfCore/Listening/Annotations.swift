@@ -26,42 +26,83 @@ public struct AudiobookLocator: Sendable, Equatable {
         self.offsetMilliseconds = offsetMilliseconds
     }
 
-    /// Reads a selector value: version 2 at the top level or inside a `locator` member (as Palace's apps post it),
-    /// or version 1 (`chapter`, `time`, `startOffset`). Ebook locators and anything malformed are rejected.
+    /// How many `locator` members may wrap the position: Palace's apps post one, a real server's dump holds two.
+    static let maxWrapping = 8
+    /// The longest offset into one part that is taken for a position: 1,000 hours.
+    static let maxOffsetMilliseconds = 3_600_000_000.0
+
+    /// Reads a selector value: version 2 (`readingOrderItem`, `readingOrderItemOffsetMilliseconds`) or version 1
+    /// (`chapter`, `time`, `startOffset`), at the top level or wrapped in up to `maxWrapping` `locator` members (as
+    /// Palace's apps post it). Numbers are read as JSON numbers, so 0 and 1 are offsets and `true` is not. Ebook
+    /// locators and anything malformed are rejected with the reason.
     public static func parse(_ value: String) -> Result<AudiobookLocator, AnnotationRejection> {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(value.utf8), options: [.fragmentsAllowed]) else {
+        let bytes = Data(value.utf8)
+        // The decoder recurses per level: a hostile value 10,000 levels deep is refused before it is parsed.
+        let depth = bytes.withUnsafeBytes { JSONDepth.maximum(of: $0, stoppingAbove: maxWrapping + 4) }
+        if depth > maxWrapping + 4 {
+            return .failure(AnnotationRejection("its locator is nested more than \(maxWrapping) levels deep"))
+        }
+        guard let tree = try? JSONDecoder().decode(LocatorJSON.self, from: bytes) else {
             return .failure(AnnotationRejection("its locator is not valid JSON"))
         }
-        guard var locator = object as? [String: Any] else { return .failure(AnnotationRejection("its locator is not a JSON object")) }
-        if let inner = locator["locator"] as? [String: Any] { locator = inner }
-        guard let type = locator["@type"] as? String else { return .failure(AnnotationRejection("its locator has no @type")) }
+        guard case .object(var locator) = tree else { return .failure(AnnotationRejection("its locator is not a JSON object")) }
+        var wrapping = 0
+        while locator["readingOrderItem"] == nil && locator["time"] == nil, case .object(let inner)? = locator["locator"] {
+            wrapping += 1
+            if wrapping > maxWrapping {
+                return .failure(AnnotationRejection("its locator is nested more than \(maxWrapping) levels deep"))
+            }
+            locator = inner
+        }
+        guard case .string(let type)? = locator["@type"] else { return .failure(AnnotationRejection("its locator has no @type")) }
         guard type == "LocatorAudioBookTime" else {
             return .failure(AnnotationRejection("its locator is a \(type), not an audiobook position"))
         }
-        let version = (locator["@version"] as? NSNumber)?.intValue
+        var version = 1
+        if case .number(let number)? = locator["@version"] { version = Int(exactly: number) ?? 0 }
         if version == 2 || locator["readingOrderItem"] != nil {
-            guard let item = locator["readingOrderItem"] as? String, !item.isEmpty else {
+            guard case .string(let item)? = locator["readingOrderItem"], !item.isEmpty else {
                 return .failure(AnnotationRejection("its locator has no readingOrderItem"))
             }
-            guard let offset = milliseconds(locator["readingOrderItemOffsetMilliseconds"]) else {
-                return .failure(AnnotationRejection("its locator has no usable readingOrderItemOffsetMilliseconds"))
+            return milliseconds(locator["readingOrderItemOffsetMilliseconds"], "readingOrderItemOffsetMilliseconds").map {
+                AudiobookLocator(readingOrderItem: item, offsetMilliseconds: $0)
             }
-            return .success(AudiobookLocator(readingOrderItem: item, offsetMilliseconds: offset))
         }
+        guard version == 1 else { return .failure(AnnotationRejection("its locator is of version \(version), not 1 or 2")) }
         // Version 1: `time` is the offset into the chapter, which starts `startOffset` into its file.
-        guard let chapter = (locator["chapter"] as? NSNumber)?.intValue, chapter >= 0 else {
+        guard case .number(let number)? = locator["chapter"], let chapter = Int(exactly: number), chapter >= 0 else {
             return .failure(AnnotationRejection("its version 1 locator has no chapter"))
         }
-        guard let time = milliseconds(locator["time"]) else {
-            return .failure(AnnotationRejection("its version 1 locator has no usable time"))
+        let start = locator["startOffset"] == nil ? .success(0) : milliseconds(locator["startOffset"], "startOffset")
+        return milliseconds(locator["time"], "time").flatMap { time in
+            start.flatMap { start in
+                time + start > maxOffsetMilliseconds ? .failure(tooLarge("time", time + start))
+                    : .success(AudiobookLocator(chapter: chapter, offsetMilliseconds: time + start))
+            }
         }
-        return .success(AudiobookLocator(chapter: chapter, offsetMilliseconds: time + (milliseconds(locator["startOffset"]) ?? 0)))
     }
 
-    private static func milliseconds(_ value: Any?) -> Double? {
-        guard let number = value as? NSNumber, !(value is Bool) else { return nil }
-        let double = number.doubleValue
-        return double.isFinite && double >= 0 && double < 9e15 ? double : nil
+    /// A member that must be a finite, non-negative number of milliseconds within `maxOffsetMilliseconds`.
+    private static func milliseconds(_ value: LocatorJSON?, _ name: String) -> Result<Double, AnnotationRejection> {
+        switch value {
+        case .number(let number)?:
+            if number < 0 { return .failure(AnnotationRejection("its \(name) \(text(number)) is negative")) }
+            if !(number <= maxOffsetMilliseconds) { return .failure(tooLarge(name, number)) }
+            return .success(number)
+        case nil, .null?: return .failure(AnnotationRejection("its locator has no \(name)"))
+        case .bool(let flag)?: return .failure(AnnotationRejection("its \(name) is \(flag), not a number of milliseconds"))
+        case .string?, .array?, .object?:
+            return .failure(AnnotationRejection("its \(name) is not a number of milliseconds"))
+        }
+    }
+
+    /// A number of milliseconds for a message: `-5 ms`, `1e+20 ms`.
+    private static func text(_ number: Double) -> String {
+        (number.rounded() == number && abs(number) < 1e15 ? String(Int(number)) : String(number)) + " ms"
+    }
+
+    private static func tooLarge(_ name: String, _ number: Double) -> AnnotationRejection {
+        AnnotationRejection("its \(name) \(text(number)) is more than 1,000 hours")
     }
 
     /// The locator as Palace's apps write it (version 2), as compact JSON.
@@ -70,6 +111,34 @@ public struct AudiobookLocator: Sendable, Equatable {
             withJSONObject: readingOrderItem ?? "", options: [.fragmentsAllowed, .withoutEscapingSlashes])) ?? Data("\"\"".utf8),
             as: UTF8.self)
         return #"{"@type":"LocatorAudioBookTime","@version":2,"readingOrderItem":\#(item),"readingOrderItemOffsetMilliseconds":\#(Int(offsetMilliseconds.rounded()))}"#
+    }
+}
+
+/// A locator's JSON as the decoder reads it: a number is never a Bool (on Linux `JSONSerialization`'s 0 and 1 also
+/// cast to `Bool`, and its `true` to a number), so an offset of 0 ms is read and `true` is refused.
+enum LocatorJSON: Decodable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([LocatorJSON])
+    case object([String: LocatorJSON])
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let flag = try? container.decode(Bool.self) {
+            self = .bool(flag)
+        } else if let number = try? container.decode(Double.self) {
+            self = .number(number)
+        } else if let text = try? container.decode(String.self) {
+            self = .string(text)
+        } else if let object = try? container.decode([String: LocatorJSON].self) {
+            self = .object(object)
+        } else {
+            self = .array(try container.decode([LocatorJSON].self))
+        }
     }
 }
 
@@ -95,6 +164,10 @@ public struct RemoteAnnotation: Sendable, Equatable {
 
     /// The items of an annotation collection (or page, or plain array); one annotation alone is a list of one.
     public static func items(in data: Data) -> Result<[Any], AnnotationRejection> {
+        // An annotation is 5 levels deep; a hostile list nested thousands deep never reaches the recursive parser.
+        if data.withUnsafeBytes({ JSONDepth.maximum(of: $0, stoppingAbove: 64) }) > 64 {
+            return .failure(AnnotationRejection("the annotation list is nested more than 64 levels deep"))
+        }
         guard let json = try? JSONSerialization.jsonObject(with: data) else {
             return .failure(AnnotationRejection("the annotation list is not valid JSON"))
         }

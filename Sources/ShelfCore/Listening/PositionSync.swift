@@ -72,9 +72,16 @@ public final class PositionSync: Sendable {
         set { warnSink.withLock { $0 = newValue } }
     }
 
+    /// The largest annotation list read: 8 MB.
+    public static let maxListBytes: Int64 = 8 * 1_048_576
+
     public init(store: Store, home: Home, library: Library, configuration: HTTPConfiguration) throws(CirculationError) {
         self.store = store
         self.library = library
+        // Annotation lists are small (a real one of 209 annotations is 200 KB): a larger body is refused while it
+        // arrives, not read into memory and parsed.
+        var configuration = configuration
+        configuration.maxBodyBytes = min(configuration.maxBodyBytes, Self.maxListBytes)
         session = try LibrarySession(library: library, credentialStore: CredentialStore(home: home), configuration: configuration)
     }
 
@@ -148,7 +155,14 @@ public final class PositionSync: Sendable {
         for item in items {
             // Annotations of other works (a library-wide list) and anything but positions are not this book's concern.
             let object = item as? [String: Any]
-            if let source = (object?["target"] as? [String: Any])?["source"] as? String, source != book.entryID { continue }
+            if let source = (object?["target"] as? [String: Any])?["source"] as? String, source != book.entryID {
+                // The title's own list holds only its annotations: another title's there is the server's mistake.
+                if book.annotationsURL != nil {
+                    warn?("ignored annotation \(RemoteAnnotation.name(of: item)) of \(book.title): it belongs to another "
+                          + "title (\(source)); kept the local position")
+                }
+                continue
+            }
             if let motivation = object?["motivation"] as? String, motivation != Motivation.idling { continue }
             let annotation: RemoteAnnotation
             switch RemoteAnnotation.parse(item) {
@@ -162,6 +176,15 @@ public final class PositionSync: Sendable {
                 let place = annotation.locator.readingOrderItem ?? "chapter \(annotation.locator.chapter ?? 0)"
                 warn?("ignored annotation \(annotation.id ?? "(without id)") of \(book.title): its locator names no part "
                       + "of this book (\(place)); kept the local position")
+                continue
+            }
+            // Durations in manifests are rounded, and players write a few hundred ms past them: 5 s of slack.
+            if book.durations.indices.contains(part), let duration = book.durations[part],
+                annotation.locator.offsetMilliseconds / 1000 > duration + 5
+            {
+                warn?("ignored annotation \(annotation.id ?? "(without id)") of \(book.title): its offset "
+                      + "\(Clock.format(annotation.locator.offsetMilliseconds / 1000)) is past the end of part \(part + 1) "
+                      + "(\(Clock.format(duration)) long); kept the local position")
                 continue
             }
             if let current = newest, (current.annotation.time ?? .distantPast) >= (annotation.time ?? .distantPast) { continue }

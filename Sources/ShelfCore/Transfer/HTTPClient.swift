@@ -79,7 +79,7 @@ public final class HTTPClient: Sendable {
     public func request(
         _ url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil
     ) throws(NetworkError) -> HTTPResponse {
-        let sink = MemorySink(limit: min(configuration.maxBodyBytes, 64 * 1_048_576))
+        let sink = MemorySink(limit: min(configuration.maxBodyBytes, 64 * 1_048_576), url: Redaction.url(url.absoluteString))
         return try run(
             url: url, method: method, headerLines: headers.map { "\($0.key): \($0.value)" }, body: body, sink: sink)
     }
@@ -171,13 +171,17 @@ class ResponseSink: CurlSink {
 final class MemorySink: ResponseSink {
     private var data = Data()
     private let limit: Int64
-    init(limit: Int64) { self.limit = limit }
+    private let url: String
+    init(limit: Int64, url: String) {
+        self.limit = limit
+        self.url = url
+    }
     override var memoryBody: Data { data }
     override func restart() { super.restart(); data.removeAll(keepingCapacity: true) }
     override func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
         received += Int64(bytes.count)
         if received > limit {
-            overflow = .tooLarge(url: "response", limit: limit)
+            overflow = .tooLarge(url: url, limit: limit)
             return false
         }
         data.append(contentsOf: bytes)
