@@ -6,24 +6,26 @@ import Testing
 /// Time passing, by a clock that moves only when told: the save and push rules, the sleep timer, the limit, and the
 /// book's end. Without a screen, so the effects are not interleaved with redraws.
 @Suite struct ListenMachineTickTests {
-    @Test func itSavesAtOnceThenEveryTenSecondsOfTheClock() {
-        // At half speed the book moves 5 s while the clock moves 10.
+    @Test func itSavesAtOnceThenEveryTwoSecondsOfTheClock() {
+        // At half speed the book moves 1 s while the clock moves 2.
         var session = Harness(screen: false, speed: 0.5)
         #expect(session.tick(after: 1) == [session.save(at(0, 15.5))])
-        for second in 2...10 {
-            #expect(session.tick(after: 1) == [], "second \(second)")
+        for quarter in 1...7 {
+            #expect(session.tick(after: 0.25) == [], "tick \(quarter)")
         }
-        #expect(session.tick(after: 1) == [session.save(at(0, 20.5))])
+        #expect(session.tick(after: 0.25) == [session.save(at(0, 16.5))])
+        #expect(session.tick(after: 1) == [])
+        #expect(session.tick(after: 1) == [session.save(at(0, 17.5))])
     }
 
-    @Test func itSavesEveryTenSecondsOfTheBookWhenTheBookRunsAhead() {
-        // At 3× the book moves 10 s in a little over 3 s of the clock.
+    @Test func itSavesEveryTwoSecondsOfTheBookWhenTheBookRunsAhead() {
+        // At 3× the book moves 2 s in two thirds of a second of the clock.
         var session = Harness(screen: false, at: at(1, 1), speed: 3)
         #expect(session.tick(after: 1) == [session.save(at(1, 4))])
-        for second in 2...4 {
-            #expect(session.tick(after: 1) == [], "second \(second)")
+        for quarter in 1...2 {
+            #expect(session.tick(after: 0.25) == [], "tick \(quarter)")
         }
-        #expect(session.tick(after: 1) == [session.save(at(1, 16))])
+        #expect(session.tick(after: 0.25) == [session.save(at(1, 6.25))])
     }
 
     @Test func nothingIsSavedOrCountedWhilePaused() {
