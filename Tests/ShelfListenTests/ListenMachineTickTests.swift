@@ -68,7 +68,7 @@ import Testing
         #expect(session.started == [.line("Playing The Test Book at 0:01 of 2:00, 1.0× speed.")])
         #expect(session.tick(after: 1) == [.setVolume(1), session.save(at(0, 2))])
         #expect(session.tick(after: 1) == [.setVolume(0.8)])
-        #expect(session.tick(after: 1) == [.setVolume(0.6)])
+        #expect(session.tick(after: 1) == [.setVolume(0.6), session.save(at(0, 4))])
         #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 2 of 5: Chapter 1 at 0:05.")])
         #expect(session.tick(after: 1) == [.setVolume(0.2)])
         #expect(session.tick(after: 1) == [
@@ -98,7 +98,7 @@ import Testing
         #expect(session.machine.sleep == .endOfChapter(1))
         // Ten seconds of the chapter left at 2×: five of playing.
         #expect(session.quietTick(after: 1) == [.setVolume(0.8), session.save(at(0, 22))])
-        #expect(session.quietTick(after: 3) == [.setVolume(0.2)])
+        #expect(session.quietTick(after: 3) == [.setVolume(0.2), session.save(at(0, 28))])
         // The next chapter has begun: pause there (and the new chapter saves the place too).
         #expect(session.quietTick(after: 1.5) == [
             .setVolume(0), .pause, .seek(at(1, 1)), .setVolume(1), session.save(at(1, 1)), .push, session.save(at(1, 1)),
