@@ -31,7 +31,11 @@ public struct ListenCommand: ParsableCommand {
                 store: store, library: library, home: arguments.global.resolvedHome,
                 configuration: arguments.global.httpConfiguration, query: arguments.id, options: options)
             if let chapter = arguments.chapter, chapter > session.chapterCount {
-                throw ValidationError("the book has \(session.chapterCount) chapters")
+                throw ValidationError("--chapter \(chapter) is past the last chapter of \(session.title) (it has \(session.chapterCount))")
+            }
+            // Past the end would mark the book finished and send the end to the library.
+            if let from = arguments.from, let seconds = options.from, seconds >= session.length {
+                throw ValidationError("--from \(from) is past the end of \(session.title) (\(Clock.format(session.length)))")
             }
             let outcome = try session.run(device: device)
             if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
@@ -50,7 +54,24 @@ public enum ListenProgram {
         } else if arguments == [AudioProbe.programFlag] {
             exit(AudioProbe.run())
         } else {
-            ListenCommand.main()
+            ListenCommand.runAsShelfListen()
+        }
+    }
+}
+
+extension ListenCommand {
+    /// `main()`, except that a usage error names `shelf listen`, the command the patron typed, in one line (exit
+    /// 64), rather than this program's own name and usage.
+    static func runAsShelfListen() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            let message = "shelf listen: \(message(for: error))"
+            Output.error(message)
+            if FailureReport.jsonRequested() { FailureReport.printObject(message, exit: ShelfExit.usage.rawValue) }
+            Foundation.exit(ShelfExit.usage.rawValue)
         }
     }
 }

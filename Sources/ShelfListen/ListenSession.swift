@@ -47,6 +47,9 @@ final class ListenSession {
 
     /// How many chapters the book has (for checking `--chapter`).
     var chapterCount: Int { machine.book.chapters.count }
+    /// The book's title and length in seconds (for checking `--from`).
+    var title: String { machine.book.summary.title }
+    var length: Double { machine.timeline.total }
 
     /// The book, starting a background download when parts are missing; a title never downloaded waits for its
     /// part list (the manifest) first.

@@ -6,24 +6,26 @@ import Testing
 /// Time passing, by a clock that moves only when told: the save and push rules, the sleep timer, the limit, and the
 /// book's end. Without a screen, so the effects are not interleaved with redraws.
 @Suite struct ListenMachineTickTests {
-    @Test func itSavesAtOnceThenEveryTenSecondsOfTheClock() {
-        // At half speed the book moves 5 s while the clock moves 10.
+    @Test func itSavesAtOnceThenEveryTwoSecondsOfTheClock() {
+        // At half speed the book moves 1 s while the clock moves 2.
         var session = Harness(screen: false, speed: 0.5)
         #expect(session.tick(after: 1) == [session.save(at(0, 15.5))])
-        for second in 2...10 {
-            #expect(session.tick(after: 1) == [], "second \(second)")
+        for quarter in 1...7 {
+            #expect(session.tick(after: 0.25) == [], "tick \(quarter)")
         }
-        #expect(session.tick(after: 1) == [session.save(at(0, 20.5))])
+        #expect(session.tick(after: 0.25) == [session.save(at(0, 16.5))])
+        #expect(session.tick(after: 1) == [])
+        #expect(session.tick(after: 1) == [session.save(at(0, 17.5))])
     }
 
-    @Test func itSavesEveryTenSecondsOfTheBookWhenTheBookRunsAhead() {
-        // At 3× the book moves 10 s in a little over 3 s of the clock.
+    @Test func itSavesEveryTwoSecondsOfTheBookWhenTheBookRunsAhead() {
+        // At 3× the book moves 2 s in two thirds of a second of the clock.
         var session = Harness(screen: false, at: at(1, 1), speed: 3)
         #expect(session.tick(after: 1) == [session.save(at(1, 4))])
-        for second in 2...4 {
-            #expect(session.tick(after: 1) == [], "second \(second)")
+        for quarter in 1...2 {
+            #expect(session.tick(after: 0.25) == [], "tick \(quarter)")
         }
-        #expect(session.tick(after: 1) == [session.save(at(1, 16))])
+        #expect(session.tick(after: 0.25) == [session.save(at(1, 6.25))])
     }
 
     @Test func nothingIsSavedOrCountedWhilePaused() {
@@ -66,7 +68,7 @@ import Testing
         #expect(session.started == [.line("Playing The Test Book at 0:01 of 2:00, 1.0× speed.")])
         #expect(session.tick(after: 1) == [.setVolume(1), session.save(at(0, 2))])
         #expect(session.tick(after: 1) == [.setVolume(0.8)])
-        #expect(session.tick(after: 1) == [.setVolume(0.6)])
+        #expect(session.tick(after: 1) == [.setVolume(0.6), session.save(at(0, 4))])
         #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 2 of 5: Chapter 1 at 0:05.")])
         #expect(session.tick(after: 1) == [.setVolume(0.2)])
         #expect(session.tick(after: 1) == [
@@ -96,7 +98,7 @@ import Testing
         #expect(session.machine.sleep == .endOfChapter(1))
         // Ten seconds of the chapter left at 2×: five of playing.
         #expect(session.quietTick(after: 1) == [.setVolume(0.8), session.save(at(0, 22))])
-        #expect(session.quietTick(after: 3) == [.setVolume(0.2)])
+        #expect(session.quietTick(after: 3) == [.setVolume(0.2), session.save(at(0, 28))])
         // The next chapter has begun: pause there (and the new chapter saves the place too).
         #expect(session.quietTick(after: 1.5) == [
             .setVolume(0), .pause, .seek(at(1, 1)), .setVolume(1), session.save(at(1, 1)), .push, session.save(at(1, 1)),

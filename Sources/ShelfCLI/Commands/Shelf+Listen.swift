@@ -47,7 +47,7 @@ package struct ListenArguments: ParsableArguments {
     package static let discussion = """
         Resumes at the position saved on this computer, or at a newer one another device (a phone with \
         the library's app) saved on the library's annotation service, and says which. The position is \
-        saved every 10 seconds while playing, and on pause, seek, chapter change, quit, interrupt, \
+        saved every 2 seconds while playing, and on pause, seek, chapter change, quit, interrupt, \
         terminate, hang-up and when the terminal closes; it is sent to the library when online and \
         queued when not. A title still downloading plays as far as its parts have arrived; the rest \
         downloads in the background. A book that came as one audio file or a zip of them (no table of \
