@@ -94,8 +94,9 @@ import Testing
         #expect(result.stdout.hasPrefix("Playing Peter Pan at 0:04 of 0:06"), "\(result.stdout)")
         #expect(result.stdout.contains("Finished Peter Pan."))
         let beyond = try await fixture.shelf.run(["listen", "7d3c001a", "--no-ui", "--chapter", "4"], environment: disk(fixture))
-        #expect(beyond.status != 0)
-        #expect(beyond.stderr.contains("the book has 3 chapters"), "\(beyond.stderr)")
+        #expect(beyond.status == ShelfExit.usage.rawValue)
+        #expect(beyond.stderr.contains("shelf listen: --chapter 4 is past the last chapter of Peter Pan (it has 3)\n"),
+                "\(beyond.stderr)")
         await fixture.finish()
     }
 
