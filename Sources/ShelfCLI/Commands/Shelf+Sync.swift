@@ -189,6 +189,8 @@ extension Shelf {
                 throw ExitCode(128 + signal)
             }
             bar.finish()
+            // A signal caught after the last download ended still ends the command, as it would have uncaught.
+            if let signal = signals.ending { throw ExitCode(128 + signal) }
             if talk {
                 for title in report.archived { Output.line("Archived \(title) (finished; keeping \(library.keepFinished ?? 0)).") }
             }

@@ -41,6 +41,13 @@ public final class SignalWatch: Sendable {
         signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Gives the signals back their default action, so a command that watched them for one step (a sync's
+    /// downloads) can still be stopped by Ctrl-C in the next.
+    deinit {
+        sources.withLock { sources in for source in sources { source.cancel() } }
+        for number in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] { signal(number, SIG_DFL) }
+    }
+
     /// The first ending signal caught, if any.
     public var ending: Int32? { caught.withLock { $0.ending } }
 
