@@ -214,6 +214,12 @@ import Testing
         // Two parts at a time, slowly: the later parts start after the links expired.
         await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 40_000), for: id)
         let (process, out, err) = try fixture.shelf.start(["download", "7d3c0002", "--parallel", "2"])
+        // The links expire once the first were handed out (a loaded machine may take seconds to get there).
+        let clock = ContinuousClock()
+        let started = clock.now
+        while await fixture.server.state.stats.fulfilmentTokensIssued < 1, clock.now - started < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
         try await Task.sleep(for: .milliseconds(150))
         await fixture.server.state.expireFulfilment()
         let (stdout, stderr) = try await offloaded { () -> (String, String) in
