@@ -14,6 +14,10 @@ extension ListenMachine {
         var bufferingPart: Int?
         /// The parts whose files could not be opened at all.
         var unopenable: Set<Int> = []
+        /// The part the player needs (the one it waits for, else the one it plays) when its file is not on disk.
+        var missing: Int?
+        /// With `missing`: no part of the title is on disk (its files were removed).
+        var noneOnDisk = false
     }
 
     /// Something that happened to the session.
@@ -42,6 +46,8 @@ extension ListenMachine {
         case partsArrived(Audiobook, lengths: [Int: Double], complete: Bool)
         /// The background download ended; `failure` says why it stopped short.
         case downloadEnded(failure: String?)
+        /// The download gave up on one part (others may still download).
+        case partFailed(Int, reason: String)
         /// The store took a position.
         case saved(PlaybackPosition)
         /// The store refused a position.
@@ -78,6 +84,8 @@ extension ListenMachine {
         case reopenDevice(at: PlaybackPosition, speed: Double)
         /// Re-read the book for download progress and parts that arrived; answered by `partsArrived`.
         case refreshBook
+        /// Have the download fetch these parts (indices) before the others.
+        case fetchFirst([Int])
         /// A line on standard output.
         case line(String)
         /// A line on standard error.

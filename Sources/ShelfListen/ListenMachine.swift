@@ -40,7 +40,9 @@ struct ListenMachine {
     private(set) var lastTick: Date
     private(set) var lastRefresh = Date.distantPast
     private(set) var lastDraw = Date.distantPast
-    private(set) var announcedBuffering: Int?
+    var announcedBuffering: Int?
+    /// Parts the download gave up on while others still download, with why.
+    var failedParts: [Int: String] = [:]
     private(set) var deviceGone = false
     private(set) var finished = false
     /// How the session ended, once it has.
@@ -120,6 +122,11 @@ struct ListenMachine {
             if download != .running && complete { download = nil }
         case .downloadEnded(let failure):
             if download != nil { download = .ended(failure: failure) }
+            // The parts that arrived last, read now rather than at the next second's refresh.
+            lastRefresh = now
+            return [.refreshBook]
+        case .partFailed(let part, let reason):
+            failedParts[part] = reason
         case .failed(let reason):
             show(reason)
         case .deviceReopened:
@@ -144,11 +151,12 @@ struct ListenMachine {
         }
         if let note { show(note) }
         if let note = timeline.notes.first { show(note) }
+        if download == .running { effects.append(.fetchFirst([start.part, start.part + 1])) }
         return effects
     }
 
     /// Ends the session: pauses, saves, stops, gives the terminal back, pushes and says where it stopped.
-    private mutating func end(_ outcome: ListenOutcome) -> [Effect] {
+    mutating func end(_ outcome: ListenOutcome) -> [Effect] {
         var effects: [Effect] = []
         if player.state == .playing || player.state == .buffering { effects += pause() }
         effects += save(force: true, finished: outcome == .finished)
@@ -187,23 +195,8 @@ struct ListenMachine {
             if now.timeIntervalSince(lastSave) >= Self.saveInterval || moved >= Self.saveInterval { effects += save() }
             if now.timeIntervalSince(lastPush) >= 120 { effects += push() }
         }
-        if state == .buffering, let part = player.bufferingPart {
-            if announcedBuffering != part {
-                announcedBuffering = part
-                let progress = book.parts[part].progress.map { " (\($0))" } ?? ""
-                effects += say("Buffering: part \(part + 1) is still downloading\(progress).")
-            }
-            // Nothing is fetching the part: the download failed, or its file went missing after it finished.
-            if download != .running {
-                let failure: String? = if case .ended(let failure)? = download { failure } else { nil }
-                let text = unavailableText(part: part, failure: failure)
-                effects += pause() + save(force: true)
-                guard screen else {
-                    return effects + [.errorLine("shelf: \(text)")] + end(.partUnavailable(failure == nil ? .playbackFailed : .offline))
-                }
-                show(text, seconds: 3600)
-            }
-        }
+        effects += waitForParts()
+        if outcome != nil { return effects }
         // While parts download, the book is re-read each second for progress and for parts that have arrived.
         if download != nil && now.timeIntervalSince(lastRefresh) >= 1 {
             lastRefresh = now
@@ -409,15 +402,17 @@ struct ListenMachine {
 
     // MARK: - Effects on the player, as the machine sees them
 
-    private mutating func pause() -> [Effect] {
+    mutating func pause() -> [Effect] {
         if player.state == .playing || player.state == .buffering { player.state = .paused }
         return [.pause]
     }
 
     /// A seek is heard at once: the player's position is the target until it plays on.
     private mutating func seek(to position: PlaybackPosition) -> [Effect] {
+        let moved = position.part != player.position.part
         player.position = position
-        return [.seek(position)]
+        // A jump to a part still downloading: it comes first.
+        return [.seek(position)] + (moved && download == .running ? [.fetchFirst([position.part, position.part + 1])] : [])
     }
 
     private mutating func push() -> [Effect] {
@@ -426,7 +421,7 @@ struct ListenMachine {
     }
 
     /// Saves the heard position (unless it has not moved); `force` saves even then.
-    private mutating func save(force: Bool = false, finished: Bool = false) -> [Effect] {
+    mutating func save(force: Bool = false, finished: Bool = false) -> [Effect] {
         let here = player.position
         lastSave = now
         guard force || finished || savedPosition != here else { return [] }
@@ -438,7 +433,7 @@ struct ListenMachine {
     // MARK: - Messages
 
     /// A line for the patron: on the screen for a few seconds, or printed without one.
-    private mutating func say(_ text: String, error: Bool = false) -> [Effect] {
+    mutating func say(_ text: String, error: Bool = false) -> [Effect] {
         if screen {
             show(text)
             return []
@@ -446,7 +441,7 @@ struct ListenMachine {
         return [error ? .errorLine("shelf: \(text)") : .line(text)]
     }
 
-    private mutating func show(_ text: String, seconds: Double = 4) {
+    mutating func show(_ text: String, seconds: Double = 4) {
         message = Message(text: text, until: now.addingTimeInterval(seconds))
     }
 }

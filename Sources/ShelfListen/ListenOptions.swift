@@ -32,10 +32,12 @@ enum ListenOutcome: Equatable {
     case deviceLost
     /// The next part is not on disk and cannot be downloaded now.
     case partUnavailable(ShelfExit)
+    /// The title's files were removed while it played (archived or returned).
+    case filesRemoved
 
     var exitCode: Int32 {
         switch self {
-        case .quit, .finished, .limitReached: 0
+        case .quit, .finished, .limitReached, .filesRemoved: 0
         case .signal(let number): 128 + number
         case .terminalGone: 128 + SIGHUP
         case .deviceLost: ShelfExit.audioDevice.rawValue

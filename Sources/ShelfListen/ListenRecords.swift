@@ -77,12 +77,15 @@ struct ListenRecords {
 
     /// Downloads the title's missing parts on a thread of its own, with a store of its own; the result is why the
     /// download stopped short, or nil when every part arrived.
-    func download(configuration: HTTPConfiguration) -> Background<String?> {
+    /// `shared` orders the parts and hears of each that fails.
+    func download(configuration: HTTPConfiguration, shared: ListenDownload) -> Background<String?> {
         let (home, library, edition) = (home, library, edition)
+        let settings = shared.settings
         return Background {
             do {
                 let store = try Store(home: home)
-                let service = try FulfilmentService(store: store, home: home, library: library, configuration: configuration)
+                let service = try FulfilmentService(
+                    store: store, home: home, library: library, configuration: configuration, settings: settings)
                 let report = try service.download(edition)
                 return report.state != .downloaded ? report.failures.first ?? report.message : nil
             } catch let error as ShelfFailure {

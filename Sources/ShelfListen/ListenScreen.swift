@@ -17,13 +17,14 @@ enum ListenScreen {
             return player(
                 book: machine.book, timeline: timeline, position: machine.player.position, state: machine.player.state,
                 speed: machine.speed, sleep: machine.sleep, downloading: machine.download != nil,
-                message: machine.message?.text, width: columns)
+                message: machine.message?.text, width: columns,
+                waitingFor: machine.player.state == .buffering ? machine.player.bufferingPart : nil)
         }
     }
 
     static func player(
         book: Audiobook, timeline: Timeline, position: PlaybackPosition, state: Player.State, speed: Double,
-        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int
+        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int, waitingFor: Int? = nil
     ) -> [String] {
         let summary = book.summary
         let chapterIndex = timeline.chapter(at: position)
@@ -52,11 +53,8 @@ enum ListenScreen {
         case .endOfChapter?: status.append("sleep at chapter end")
         case nil: break
         }
-        let present = book.parts.filter { FileManager.default.fileExists(atPath: $0.file.path) }.count
-        if present < book.parts.count || downloading {
-            let active = book.parts.first { $0.progress != nil }
-            status.append("parts \(present)/\(book.parts.count) downloaded"
-                          + (active.map { " (part \($0.index + 1): \($0.progress ?? ""))" } ?? ""))
+        if let download = downloadStatus(book: book, downloading: downloading, waitingFor: waitingFor) {
+            status.append(download)
         }
         lines.append("  " + status.joined(separator: " · "))
         lines.append("  " + (message ?? ""))

@@ -19,6 +19,8 @@ final class ListenSession {
     private let positions: PositionChannel?
     /// The title's missing parts, downloading; nil once its end has been told to the machine.
     private var download: Background<String?>?
+    /// Which parts the download fetches first, and the parts it gave up on.
+    private let shared = ListenDownload()
     /// Part lengths measured while the book already plays; nil once taken in.
     private var measuring: Background<[Int: Double]>?
     /// Whether the screen is to be drawn at the end of this turn of the loop.
@@ -32,12 +34,13 @@ final class ListenSession {
         self.options = options
         self.clock = clock
         records = try ListenRecords(store: store, library: library, home: home, query: query)
-        let lockFile = home.temporary.appendingPathComponent("listen-\(library.id)-\(records.edition.rowID).lock")
+        let lockFile = PlayingLock.file(home: home, library: library.id, edition: records.edition.rowID)
         guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
             throw ListenError.alreadyPlaying(pid: FileLock.holder(of: lockFile))
         }
         self.lock = lock
-        let book = try Self.loadBook(records, configuration: configuration, clock: clock, download: &download)
+        let book = try Self.loadBook(
+            records, configuration: configuration, clock: clock, options: options, shared: shared, download: &download)
         // A place given in book time needs every part's real length first; otherwise they are measured while
         // the book already plays.
         let timeline = Timeline(book: book, measureNow: options.from != nil)
@@ -54,7 +57,8 @@ final class ListenSession {
     /// The book, starting a background download when parts are missing; a title never downloaded waits for its
     /// part list (the manifest) first.
     private static func loadBook(
-        _ records: ListenRecords, configuration: HTTPConfiguration, clock: () -> Date, download: inout Background<String?>?
+        _ records: ListenRecords, configuration: HTTPConfiguration, clock: () -> Date, options: ListenOptions,
+        shared: ListenDownload, download: inout Background<String?>?
     ) throws -> Audiobook {
         var book = try records.audiobook()
         let summary = book.summary
@@ -63,7 +67,9 @@ final class ListenSession {
         }
         if let scheme = summary.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme) }
         if book.parts.isEmpty || !book.isComplete {
-            download = records.download(configuration: configuration)
+            // The part the session will start in comes first, before the download picks its first parts.
+            shared.priority.prefer(firstParts(book, records: records, options: options))
+            download = records.download(configuration: configuration, shared: shared)
         }
         let started = clock()
         while book.parts.isEmpty {
@@ -161,6 +167,9 @@ final class ListenSession {
             measuring = nil
             if case .success(let lengths) = measured, let outcome = send(.measured(lengths)) { return outcome }
         }
+        for (part, reason) in shared.takeFailures().sorted(by: { $0.key < $1.key }) {
+            if let outcome = send(.partFailed(part, reason: reason)) { return outcome }
+        }
         if let ended = download?.result {
             download = nil
             if case .success(let failure) = ended, let outcome = send(.downloadEnded(failure: failure)) { return outcome }
@@ -171,9 +180,19 @@ final class ListenSession {
 
     /// What the player reports now.
     private func snapshot() -> ListenMachine.Snapshot {
-        ListenMachine.Snapshot(
-            now: clock(), position: player.position, state: player.state, bufferingPart: player.bufferingPart,
+        let buffering = player.bufferingPart
+        let position = player.position
+        var snapshot = ListenMachine.Snapshot(
+            now: clock(), position: position, state: player.state, bufferingPart: buffering,
             unopenable: player.unopenableParts)
+        // Looked at each time, not every quarter second as the player does: a part that arrived is never missed.
+        let parts = machine.book.parts
+        let needed = buffering ?? position.part
+        if parts.indices.contains(needed), !FileManager.default.fileExists(atPath: parts[needed].file.path) {
+            snapshot.missing = needed
+            snapshot.noneOnDisk = !parts.contains { FileManager.default.fileExists(atPath: $0.file.path) }
+        }
+        return snapshot
     }
 
     /// The parts whose files are on disk now, by index.
@@ -227,6 +246,7 @@ final class ListenSession {
             else { return nil }
             let lengths = Timeline.measure(machine.timeline.unmeasured(in: fresh))
             return send(.partsArrived(fresh, lengths: lengths, complete: fresh.isComplete))
+        case .fetchFirst(let parts): shared.priority.prefer(parts)
         case .line(let text): Output.line(text)
         case .errorLine(let text): Output.error(text)
         case .redraw: redrawWanted = true

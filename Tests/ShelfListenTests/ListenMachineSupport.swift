@@ -53,7 +53,7 @@ struct Harness {
     var state = Player.State.playing
     var speed: Double
     var bufferingPart: Int?
-    /// The parts whose files are on disk when a key comes.
+    /// The parts whose files are on disk when a key comes and when the player reports.
     var onDisk: Set<Int> = [0, 1, 2, 3]
     /// Everything the machine answered, in order, feedback included.
     private(set) var log: [Effect] = []
@@ -74,7 +74,14 @@ struct Harness {
     private(set) var started: [Effect] = []
 
     var snapshot: ListenMachine.Snapshot {
-        ListenMachine.Snapshot(now: now, position: position, state: state, bufferingPart: bufferingPart)
+        var snapshot = ListenMachine.Snapshot(now: now, position: position, state: state, bufferingPart: bufferingPart)
+        // As the shell looks: the part the player needs, against the files on disk.
+        let needed = bufferingPart ?? position.part
+        if !onDisk.contains(needed) {
+            snapshot.missing = needed
+            snapshot.noneOnDisk = onDisk.isEmpty
+        }
+        return snapshot
     }
 
     var timeline: Timeline { machine.timeline }

@@ -200,6 +200,7 @@ extension DemoState {
         guard let title = catalog.title(id: id), title.medium == .audiobook else { throw .notFound("no audiobook with id \(id)") }
         let key = "\(id)/\(number)"
         stats.partRequests[key, default: 0] += 1
+        stats.partRequestOrder.append(key)
         if ranged { stats.partRangeRequests[key, default: 0] += 1 }
         let path = partPath(id, number)
         guard let given, let expiresText = expires, let expiry = Int(expiresText), given == signature(path, expiry) else {

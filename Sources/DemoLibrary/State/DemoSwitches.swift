@@ -152,6 +152,8 @@ public struct DemoRequestStats: Codable, Sendable, Equatable {
     public var bearerRequests = 0
     /// Requests for audiobook parts, by `<title id>/<part number>` (numbered from 1).
     public var partRequests: [String: Int] = [:]
+    /// Requests for audiobook parts in the order they came, as `<title id>/<part number>`.
+    public var partRequestOrder: [String] = []
     /// Part requests carrying a `Range` header, by `<title id>/<part number>`.
     public var partRangeRequests: [String: Int] = [:]
     /// Body bytes of parts actually written to the wire, by `<title id>/<part number>`.

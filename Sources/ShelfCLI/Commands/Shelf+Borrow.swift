@@ -51,12 +51,14 @@ extension Shelf {
         static let configuration = CommandConfiguration(
             abstract: "Return a loan, or cancel a hold.",
             discussion: "Asks first on a terminal; --yes confirms without asking (needed without a terminal). "
-                + "Local files of a returned title are removed.")
+                + "Local files of a returned title are removed. Refused while `shelf listen` plays the title, unless --force.")
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: JSONOption
         @Argument(help: "The title's id, or a unique part of it.") var id: String
         @Flag(name: .shortAndLong, help: "Do not ask for confirmation.") var yes = false
+        @Flag(help: "Return it even while `shelf listen` plays it (the player stops and keeps its position).")
+        var force = false
 
         func run() throws {
             if !yes {
@@ -73,7 +75,7 @@ extension Shelf {
                     }
                 }
             }
-            try circulate(global, id, json: output.json) { try $0.returnTitle($1) }
+            try circulate(global, id, json: output.json) { try $0.returnTitle($1, force: force) }
         }
     }
 }

@@ -141,7 +141,15 @@ public final class CirculationService {
     // MARK: return
 
     /// Returns a loan, or cancels a hold, through the entry's revoke link.
-    public func returnTitle(_ edition: EditionRef) throws -> CirculationOutcome {
+    /// Refuses (`PlayingError.playing`) while `shelf listen` plays the title, unless `force`.
+    public func returnTitle(_ edition: EditionRef, force: Bool = false) throws -> CirculationOutcome {
+        let title = try store.edition(edition, now: now()).summary.title
+        return try PlayingLock.whileNotPlaying(
+            home: home, library: library.id, edition: edition.rowID, title: title, action: .return, force: force
+        ) { try returnLoan(edition) }
+    }
+
+    private func returnLoan(_ edition: EditionRef) throws -> CirculationOutcome {
         let detail = try store.edition(edition, now: now())
         let summary = detail.summary
         guard [.loan, .hold, .holdReady].contains(summary.entitlement) else {

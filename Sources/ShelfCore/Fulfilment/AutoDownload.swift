@@ -131,7 +131,8 @@ public final class AutoDownloader {
         }.sorted { $0.2 < $1.2 }
         var archived: [String] = []
         for (edition, title, _) in oldestFirst.dropLast(keep) {
-            _ = try service.archive(edition)
+            // One being listened to again stays until the player quits; a later sync archives it.
+            do { _ = try service.archive(edition) } catch PlayingError.playing { continue }
             archived.append(title)
         }
         return archived

@@ -180,15 +180,16 @@ public final class FulfilmentService {
                         sha256: part.hash?.algorithm == "sha256" ? part.hash?.hex : nil,
                         headers: acquisition.isFile ? try session.credentialHeaders(for: url) : [:])
                 }
-                var lastWrite = Date.distantPast
+                // Each part's progress is written at most once a second: a player shows the one it waits for.
+                var lastWrites: [Int: Date] = [:]
                 var state = DownloadProgress(
                     title: summary.title, parts: manifest.parts.count,
                     partsDone: manifest.parts.count - wanted.count, active: [:], bytesDone: 0)
                 let fresh = try downloader.run(parts) { progress in
                     state.active[progress.index] = (progress.received, progress.total)
                     self.progress?(state)
-                    guard Date().timeIntervalSince(lastWrite) > 1 else { return }
-                    lastWrite = Date()
+                    guard Date().timeIntervalSince(lastWrites[progress.index] ?? .distantPast) > 1 else { return }
+                    lastWrites[progress.index] = Date()
                     let percent = progress.total.flatMap { $0 > 0 ? "\(progress.received * 100 / $0)%" : nil }
                     try? self.store.updatePart(progress.index, of: edition, status: .downloading, bytes: progress.received,
                                                reason: percent)
@@ -484,7 +485,15 @@ public final class FulfilmentService {
     /// Deletes the local files and keeps the loan: Downloaded/Updated → Clearing → New.
     /// A title a download left half-way (interrupted, or killed while Downloading) has its partial files removed
     /// and goes back to where it rests.
-    public func archive(_ edition: EditionRef) throws -> String {
+    /// Refuses (`PlayingError.playing`) while `shelf listen` plays the title, unless `force`.
+    public func archive(_ edition: EditionRef, force: Bool = false) throws -> String {
+        let title = try store.summary(of: edition).title
+        return try PlayingLock.whileNotPlaying(
+            home: home, library: library.id, edition: edition.rowID, title: title, action: .archive, force: force
+        ) { try archiveFiles(edition) }
+    }
+
+    private func archiveFiles(_ edition: EditionRef) throws -> String {
         var summary = try store.summary(of: edition)
         if !summary.actions.contains(.archive) {
             let lockFile = home.temporary.appendingPathComponent("download-\(library.id)-\(edition.rowID).lock")

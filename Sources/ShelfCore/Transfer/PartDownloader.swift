@@ -58,6 +58,10 @@ public struct DownloadSettings: Sendable {
     /// Asked often: a signal number (SIGINT, SIGTERM) stops every transfer, keeping the bytes received, and
     /// `run` throws `DownloadError.interrupted`.
     public var stopSignal: (@Sendable () -> Int32?)?
+    /// Parts to fetch before the others (the one a player waits for), read each time a transfer starts.
+    public var priority: PartPriority?
+    /// Told how each part ended as soon as it does, while the others still run.
+    public var partFinished: (@Sendable (Int, PartResult) -> Void)?
 
     public init() {}
 }
@@ -155,18 +159,20 @@ public final class PartDownloader {
                 throw DownloadError.interrupted(signal: signal)
             }
             let now = Date()
-            pending.sort { $0.notBefore < $1.notBefore }
-            while active.count < settings.concurrency, let next = pending.first, next.notBefore <= now {
-                pending.removeFirst()
+            while active.count < settings.concurrency, let chosen = nextToStart(pending, at: now) {
+                let next = pending.remove(at: chosen)
                 do {
                     try start(next, on: multi)
                     active[ObjectIdentifier(next.easy)] = next
                 } catch {
                     results[next.part.index] = .failed(reason: "\(error)")
+                    settings.partFinished?(next.part.index, .failed(reason: "\(error)"))
                 }
             }
             if active.isEmpty {
-                if let next = pending.first { Thread.sleep(forTimeInterval: min(0.2, max(0.01, next.notBefore.timeIntervalSinceNow))) }
+                if let next = pending.min(by: { $0.notBefore < $1.notBefore }) {
+                    Thread.sleep(forTimeInterval: min(0.2, max(0.01, next.notBefore.timeIntervalSinceNow)))
+                }
                 continue
             }
             for (easy, failure) in try multi.step(timeout: 100) {
@@ -187,13 +193,15 @@ public final class PartDownloader {
                 switch finish(transfer, failure: failure) {
                 case .done(let result):
                     results[transfer.part.index] = result
+                    settings.partFinished?(transfer.part.index, result)
                 case .retry(let reason, let after):
                     transfer.attempt += 1
                     let wait = after == 0
                         ? 0 : settings.retry.delay(afterAttempt: transfer.attempt, retryAfter: after, waited: transfer.waited)
                     if transfer.attempt >= settings.maxAttempts || wait == nil {
-                        results[transfer.part.index] = .failed(
-                            reason: "gave up after \(transfer.attempt) attempts: \(reason)")
+                        let failure = PartResult.failed(reason: "gave up after \(transfer.attempt) attempts: \(reason)")
+                        results[transfer.part.index] = failure
+                        settings.partFinished?(transfer.part.index, failure)
                     } else if let wait {
                         transfer.waited += wait
                         transfer.notBefore = Date().addingTimeInterval(wait)
@@ -211,6 +219,17 @@ public final class PartDownloader {
             }
         }
         return results
+    }
+
+    /// The pending transfer to start next among those whose wait is over: the most wanted by `priority`, then the
+    /// first in book order; nil when every one still waits.
+    private func nextToStart(_ pending: [Transfer], at now: Date) -> Int? {
+        let ready = pending.indices.filter { pending[$0].notBefore <= now }
+        return ready.min { a, b in
+            let (x, y) = (pending[a].part, pending[b].part)
+            let (p, q) = (settings.priority?.rank(x.index) ?? Int.max, settings.priority?.rank(y.index) ?? Int.max)
+            return p != q ? p < q : (pending[a].notBefore, x.index) < (pending[b].notBefore, y.index)
+        }
     }
 
     /// A part already in place (and of the expected length, when known).
