@@ -17,13 +17,13 @@ enum ListenScreen {
             return player(
                 book: machine.book, timeline: timeline, position: machine.player.position, state: machine.player.state,
                 speed: machine.speed, sleep: machine.sleep, downloading: machine.download != nil,
-                message: machine.message?.text, width: columns)
+                message: machine.message?.text, width: columns, volume: machine.volumeLabel)
         }
     }
 
     static func player(
         book: Audiobook, timeline: Timeline, position: PlaybackPosition, state: Player.State, speed: Double,
-        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int
+        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int, volume: String? = nil
     ) -> [String] {
         let summary = book.summary
         let chapterIndex = timeline.chapter(at: position)
@@ -52,6 +52,7 @@ enum ListenScreen {
         case .endOfChapter?: status.append("sleep at chapter end")
         case nil: break
         }
+        if let volume { status.append(volume) }
         let present = book.parts.filter { FileManager.default.fileExists(atPath: $0.file.path) }.count
         if present < book.parts.count || downloading {
             let active = book.parts.first { $0.progress != nil }
@@ -113,6 +114,8 @@ enum ListenScreen {
             "  t          table of contents",
             "  s          sleep timer: 15, 30, 45, 60 min, end of chapter, off",
             "  b          bookmark this place",
+            "  9 / 0      volume down / up by 10%",
+            "  m          mute / unmute",
             "  ?          this help",
             "  q          quit (the position is saved)",
             "", "  Press any key to go back.",
