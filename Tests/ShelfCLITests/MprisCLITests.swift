@@ -7,7 +7,7 @@ import Testing
 /// with `playerctl`, the demo library on loopback and SDL's disk driver.
 @Suite(.serialized) struct MprisCLITests {
     static var isAvailable: Bool {
-        ["/usr/bin/dbus-daemon", "/usr/bin/playerctl", "/usr/bin/dbus-send"].allSatisfy {
+        ["/usr/bin/dbus-daemon", "/usr/bin/playerctl", "/usr/bin/dbus-send", "/usr/bin/dbus-monitor"].allSatisfy {
             FileManager.default.isExecutableFile(atPath: $0)
         }
     }
@@ -88,6 +88,14 @@ import Testing
         follow.standardOutput = followed
         follow.standardError = FileHandle.nullDevice
         try follow.run()
+        // dbus-monitor writes down every Seeked signal.
+        let monitor = Process()
+        monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
+        monitor.arguments = ["--address", bus.address, "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'"]
+        let monitored = Pipe()
+        monitor.standardOutput = monitored
+        monitor.standardError = FileHandle.nullDevice
+        try monitor.run()
 
         #expect(try await poll(bus, transcript, "status") { $0 == "Playing" } == "Playing", "\(transcript)")
         let metadata = try await playerctl(
@@ -109,6 +117,10 @@ import Testing
         let position = try await poll(bus, transcript, "position") { abs((Double($0) ?? 0) - 30) < 0.3 }
         #expect(abs((Double(position) ?? 0) - 30) < 0.3, "\(transcript)")
         #expect(try await playerctl(bus, transcript, "metadata", "xesam:title") == "Chapter 2")
+        // Seek, relative to where it is.
+        try await playerctl(bus, transcript, "position", "5-")
+        let back = try await poll(bus, transcript, "position") { abs((Double($0) ?? 0) - 25) < 0.3 }
+        #expect(abs((Double(back) ?? 0) - 25) < 0.3, "\(transcript)")
 
         try await playerctl(bus, transcript, "next")
         let title = try await poll(bus, transcript, "metadata", "xesam:title") { $0 == "Chapter 3" }
@@ -138,6 +150,13 @@ import Testing
 
         kill(follow.processIdentifier, SIGKILL)
         follow.waitUntilExit()
+        kill(monitor.processIdentifier, SIGKILL)
+        monitor.waitUntilExit()
+        let signals = String(decoding: monitored.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // SetPosition, Seek and Next each moved the player: a Seeked signal each.
+        let seeked = signals.components(separatedBy: "member=Seeked").count - 1
+        #expect(seeked >= 3, "\(signals)")
+        transcript.add("$ dbus-monitor … member='Seeked'\n\(seeked) Seeked signals")
         let statuses = String(decoding: followed.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .split(separator: "\n").map(String.init)
         transcript.add("$ playerctl --player=shelf --follow status\n\(statuses.joined(separator: "\n"))")
