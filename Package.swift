@@ -68,8 +68,15 @@ let package = Package(
                 "ShelfCLI",
                 "ShelfCore",
                 "ShelfPlayback",
+                "CSystemd",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // sd-bus, for the player's MPRIS interfaces (media keys, playerctl, desktop widgets).
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
         ),
         .executableTarget(name: "shelf-listen", dependencies: ["ShelfListen"]),
         .systemLibrary(

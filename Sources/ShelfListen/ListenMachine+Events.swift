@@ -28,6 +28,8 @@ extension ListenMachine {
         case key(Key, Snapshot, onDisk: Set<Int>)
         /// About ten times a second: time passes, the player moves on.
         case tick(Snapshot)
+        /// A command from another program over MPRIS (media keys, playerctl, a desktop widget).
+        case remote(RemoteCommand, Snapshot)
         /// The audio device went away (reported until a new one opens).
         case deviceLost(Snapshot)
         /// An interrupt, terminate or hang-up signal.

@@ -24,6 +24,12 @@ struct ListenMachine {
     private(set) var tocSelection = 0
     private(set) var sleep: SleepTimer?
     private(set) var sleepStep = -1
+    /// The volume the patron chose (0…1, in steps of 0.1) and whether it is muted; the sleep timer's fade scales it.
+    var volume = 1.0
+    var muted = false
+    var fade = 1.0
+    /// Stopped from MPRIS: paused, and said to be stopped until played again.
+    var remoteStopped = false
     private(set) var message: Message?
     /// Nil once the parts are all on disk and the download is over.
     private(set) var download: Download?
@@ -95,6 +101,12 @@ struct ListenMachine {
         case .tick(let snapshot):
             player = snapshot
             return tick()
+        case .remote(let command, let snapshot):
+            player = snapshot
+            let effects = handle(command)
+            guard screen && outcome == nil else { return effects }
+            lastDraw = now
+            return effects + [.redraw]
         case .deviceLost(let snapshot):
             player = snapshot
             return deviceLost()
@@ -244,13 +256,15 @@ struct ListenMachine {
             remaining = current != chapter ? 0 : (timeline.chapterEnd(chapter) - timeline.bookTime(position)) / speed
         }
         // The last few seconds fade out, so sleep does not come with a jolt.
-        var effects: [Effect] = [.setVolume(min(1, max(0, remaining / 5)))]
+        fade = min(1, max(0, remaining / 5))
+        var effects: [Effect] = [.setVolume(heardVolume)]
         guard remaining <= 0 else { return effects }
         effects += pause()
         let here = player.position
         // Drops what the device still holds, so playing again starts where the timer paused.
         effects += seek(to: here)
-        effects.append(.setVolume(1))
+        fade = 1
+        effects.append(.setVolume(heardVolume))
         self.sleep = nil
         sleepStep = -1
         effects += save(force: true) + push()
@@ -304,6 +318,9 @@ struct ListenMachine {
             tocSelection = max(0, timeline.chapter(at: here))
         case .character("s"): return stepSleepTimer()
         case .character("b"): return addBookmark()
+        case .character("9"): return changeVolume(by: -0.1)
+        case .character("0"): return changeVolume(by: 0.1)
+        case .character("m"): return toggleMute()
         case .character("?"), .character("h"): mode = .help
         default: break
         }
@@ -329,7 +346,8 @@ struct ListenMachine {
         return []
     }
 
-    private mutating func togglePause() -> [Effect] {
+    mutating func togglePause() -> [Effect] {
+        remoteStopped = false
         if deviceGone { return [.reopenDevice(at: player.position, speed: speed)] }
         switch player.state {
         case .finished:
@@ -345,12 +363,12 @@ struct ListenMachine {
         }
     }
 
-    private mutating func skip(by seconds: Double) -> [Effect] {
+    mutating func skip(by seconds: Double) -> [Effect] {
         let target = timeline.bookTime(player.position) + seconds
         return seekAndSave(timeline.place(min(max(0, target), max(0, timeline.total - 0.25))))
     }
 
-    private mutating func jump(toChapter index: Int) -> [Effect] {
+    mutating func jump(toChapter index: Int) -> [Effect] {
         guard book.chapters.indices.contains(index) else {
             show(index < 0 ? "This is the first chapter." : "This is the last chapter.")
             return []
@@ -368,7 +386,7 @@ struct ListenMachine {
         return effects + save(force: true)
     }
 
-    private mutating func changeSpeed(by step: Double) -> [Effect] {
+    mutating func changeSpeed(by step: Double) -> [Effect] {
         let wanted = min(TempoFilter.speeds.upperBound, max(TempoFilter.speeds.lowerBound, speed + step))
         guard wanted != speed else { return [] }
         speed = wanted
@@ -382,7 +400,8 @@ struct ListenMachine {
             sleepStep = -1
             sleep = nil
             show("Sleep timer off.")
-            return [.setVolume(1)]
+            fade = 1
+            return [.setVolume(heardVolume)]
         }
         if let seconds = SleepTimer.steps[sleepStep] {
             sleep = .seconds(seconds)

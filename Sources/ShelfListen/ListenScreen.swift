@@ -18,13 +18,15 @@ enum ListenScreen {
                 book: machine.book, timeline: timeline, position: machine.player.position, state: machine.player.state,
                 speed: machine.speed, sleep: machine.sleep, downloading: machine.download != nil,
                 message: machine.message?.text, width: columns,
-                waitingFor: machine.player.state == .buffering ? machine.player.bufferingPart : nil)
+                waitingFor: machine.player.state == .buffering ? machine.player.bufferingPart : nil,
+                volume: machine.volumeLabel)
         }
     }
 
     static func player(
         book: Audiobook, timeline: Timeline, position: PlaybackPosition, state: Player.State, speed: Double,
-        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int, waitingFor: Int? = nil
+        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int, waitingFor: Int? = nil,
+        volume: String? = nil
     ) -> [String] {
         let summary = book.summary
         let chapterIndex = timeline.chapter(at: position)
@@ -53,6 +55,7 @@ enum ListenScreen {
         case .endOfChapter?: status.append("sleep at chapter end")
         case nil: break
         }
+        if let volume { status.append(volume) }
         if let download = downloadStatus(book: book, downloading: downloading, waitingFor: waitingFor) {
             status.append(download)
         }
@@ -111,6 +114,8 @@ enum ListenScreen {
             "  t          table of contents",
             "  s          sleep timer: 15, 30, 45, 60 min, end of chapter, off",
             "  b          bookmark this place",
+            "  9 / 0      volume down / up by 10%",
+            "  m          mute / unmute",
             "  ?          this help",
             "  q          quit (the position is saved)",
             "", "  Press any key to go back.",

@@ -9,11 +9,11 @@ import ShelfPlayback
 final class ListenSession {
     private let records: ListenRecords
     private let configuration: HTTPConfiguration
-    private let options: ListenOptions
+    let options: ListenOptions
     /// Where the time in every event comes from.
     private let clock: () -> Date
-    private var machine: ListenMachine
-    private var player: Player!
+    private(set) var machine: ListenMachine
+    private(set) var player: Player!
     private var terminal: Terminal?
     private let signals = SignalWatch()
     private let positions: PositionChannel?
@@ -25,6 +25,8 @@ final class ListenSession {
     private var measuring: Background<[Int: Double]>?
     /// Whether the screen is to be drawn at the end of this turn of the loop.
     private var redrawWanted = false
+    /// The player on the session bus (MPRIS); nil without one.
+    var remote: MprisService?
     /// Held while the session lives: two players of one title would save over each other's positions.
     private let lock: FileLock
 
@@ -117,6 +119,7 @@ final class ListenSession {
             self.terminal = terminal
         }
         if let outcome = send(.started(at: start.position, speed: speed, note: start.note, snapshot())) { return outcome }
+        startRemote()
         return loop()
     }
 
@@ -125,6 +128,7 @@ final class ListenSession {
         let player = Player(parts: files, output: output)
         player.partReady = { index in FileManager.default.fileExists(atPath: files[index]) }
         try player.setSpeed(speed)
+        player.volume = machine.heardVolume
         try player.play(from: position)
         self.player = player
     }
@@ -147,6 +151,7 @@ final class ListenSession {
             if terminal?.isGone == true, let outcome = send(.terminalGone(snapshot())) { return outcome }
             if let key, let outcome = send(.key(key, snapshot(), onDisk: partsOnDisk())) { return outcome }
             if let outcome = tick() { return outcome }
+            if let outcome = serveRemote() { return outcome }
             if let terminal {
                 if signals.takeResize() { _ = send(.resized) }
                 if redrawWanted {
@@ -179,7 +184,7 @@ final class ListenSession {
     }
 
     /// What the player reports now.
-    private func snapshot() -> ListenMachine.Snapshot {
+    func snapshot() -> ListenMachine.Snapshot {
         let buffering = player.bufferingPart
         let position = player.position
         var snapshot = ListenMachine.Snapshot(
@@ -203,7 +208,7 @@ final class ListenSession {
     // MARK: - Carrying effects out
 
     /// Hands `event` to the machine and carries out its effects; the outcome once the session is over.
-    private func send(_ event: ListenMachine.Event) -> ListenOutcome? {
+    func send(_ event: ListenMachine.Event) -> ListenOutcome? {
         for effect in machine.handle(event) {
             do {
                 if let outcome = try perform(effect) { return outcome }
@@ -227,7 +232,9 @@ final class ListenSession {
         case .saveSpeed(let speed): try records.saveSpeed(speed)
         case .addBookmark(let place): try records.addBookmark(place)
         case .push: positions?.push()
-        case .seek(let position): try player.seek(to: position)
+        case .seek(let position):
+            try player.seek(to: position)
+            remote?.noteSeek()
         case .play: try player.play()
         case .pause: player.pause()
         case .setSpeed(let speed): try player.setSpeed(speed)

@@ -28,6 +28,8 @@ final class SDLAudioDevice {
         // 1024 frames (23 ms) per period: the first sound comes out a period sooner than with SDL's usual 2048.
         wanted.samples = 1024
         var obtained = SDL_AudioSpec()
+        // With no sound card, libasound would print a screenful of its own errors before shelf's one line.
+        CSDL2_silence_alsa()
         let device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
         guard device != 0 else {
             let reason = SDL.lastError

@@ -61,11 +61,23 @@ package struct ListenArguments: ParsableArguments {
           [ ]    speed −/+ 0.25×        t    table of contents (chapters not downloaded cannot be picked)
           s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
           b      bookmark               ?    help             q  quit
+          9 0    volume −/+ 10%         m    mute or unmute
 
         Without a terminal, or with --no-ui, there is no screen: one line is printed at each chapter \
         and at the end. Audio goes to SDL's default device; set SDL_AUDIODRIVER to choose one \
         (pulseaudio, pipewire, alsa; disk writes raw samples to SDL_DISKAUDIOFILE). The player is the \
         shelf-listen program installed beside shelf.
+
+        MPRIS
+        While it plays, with or without the screen, shelf listen is the MPRIS player \
+        org.mpris.MediaPlayer2.shelf on the session bus, so media keys, playerctl (playerctl \
+        --player=shelf play-pause) and desktop widgets drive it: play, pause, next and previous \
+        chapter, seek and set the position within the book (one track, the whole book), rate (the \
+        speed, 0.5× to 3×), volume and quit. Stop pauses and saves the position (the book keeps its \
+        place) and reports Stopped until played again. The metadata gives the chapter as the title, \
+        the book as the album, its authors as the artist, its length, and the cover if one was \
+        downloaded. Without a session bus there is no MPRIS and no error; a bus that goes away while \
+        playing leaves the player playing.
         """
 }
 

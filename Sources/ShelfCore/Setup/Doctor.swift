@@ -27,6 +27,7 @@ public enum Doctor {
     public static let packages = [
         "libxml2", "libcurl4", "libssl3", "ca-certificates", "libsqlite3-0", "libarchive13", "zlib1g",
         "libavformat59", "libavcodec59", "libswresample4", "libavfilter8", "libavutil57", "libsdl2-2.0-0",
+        "libsystemd0",
     ]
 
     /// Whether the packages shelf needs are installed (`dpkg-query`).
