@@ -110,10 +110,11 @@ let package = Package(
             ],
             exclude: ["Snapshots"]),
         .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
-        // FFmpeg as one module: a target takes one pkg-config name, the module map links every library.
+        // FFmpeg as one module: a target takes one pkg-config name, the module map links every library but
+        // libavfilter, which the shim opens with dlopen when a speed other than 1× is first asked for.
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavfilter",
+            pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavfilter-dev", "libavutil-dev"])]
         ),
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses; the shim includes SDL2/SDL.h itself.

@@ -4,7 +4,7 @@
 # Fails with a hint when a tool is missing.
 require_tools() {
     for tool in "$@"; do
-        command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install time curl aria2 bc)" >&2; exit 1; }
+        command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install time curl aria2 bc mpv)" >&2; exit 1; }
     done
 }
 

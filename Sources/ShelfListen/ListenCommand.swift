@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ShelfCLI
 import ShelfCore
+import ShelfPlayback
 
 /// `shelf-listen`: the player behind `shelf listen`, a program of its own so that only it loads FFmpeg and SDL.
 public struct ListenCommand: ParsableCommand {
@@ -19,8 +20,8 @@ public struct ListenCommand: ParsableCommand {
         let arguments = self.arguments
         try withFailureHandling {
             // Connecting to a sound server takes a while: the store, the book and the library's positions are
-            // read meanwhile.
-            let device = Background { try ListenSession.openOutput() }
+            // read meanwhile. The device itself opens with the first decoded samples.
+            let audio = Background { try AudioOutput.prepare() }
             let (store, library) = try arguments.global.openLibrary()
             let options = ListenOptions(
                 from: arguments.from.flatMap(Clock.parse), chapter: arguments.chapter, speed: arguments.speed,
@@ -37,7 +38,7 @@ public struct ListenCommand: ParsableCommand {
             if let from = arguments.from, let seconds = options.from, seconds >= session.length {
                 throw ValidationError("--from \(from) is past the end of \(session.title) (\(Clock.format(session.length)))")
             }
-            let outcome = try session.run(device: device)
+            let outcome = try session.run(audio: audio)
             if outcome.exitCode != 0 { throw ExitCode(outcome.exitCode) }
         }
     }

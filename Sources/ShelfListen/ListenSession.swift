@@ -43,9 +43,9 @@ final class ListenSession {
         self.lock = lock
         let book = try Self.loadBook(
             records, configuration: configuration, clock: clock, options: options, shared: shared, download: &download)
-        // A place given in book time needs every part's real length first; otherwise they are measured while
-        // the book already plays.
-        let timeline = Timeline(book: book, measureNow: options.from != nil)
+        // A place given in book time needs the real lengths of the parts up to it first; the others are measured
+        // while the book already plays.
+        let timeline = Timeline(book: book, measuringThrough: options.from)
         machine = ListenMachine(book: book, timeline: timeline, options: options, downloading: download != nil, now: clock())
         positions = records.positionSync(configuration: configuration).map(PositionChannel.init)
     }
@@ -95,11 +95,38 @@ final class ListenSession {
         }
     }
 
+    /// The session's first output: SDL's audio started (by `audio`, on a thread of its own since the program
+    /// began), the device itself opened by the player with the first samples, so no silence comes ahead of them.
+    static func deferredOutput(after audio: Background<Void>?) throws -> AudioOutput {
+        do {
+            try audio?.value() ?? AudioOutput.prepare()
+            return AudioOutput.deferred()
+        } catch let error as PlaybackError {
+            throw ListenError.playback(error)
+        }
+    }
+
+    /// Waits for the device the player opens with its first samples: one that cannot be opened ends the session
+    /// before it starts (as when SDL has no device at all). A player still waiting for its part to download, or
+    /// slower than 5 s, is left to it: a late failure is then a lost device.
+    private func awaitDevice(_ output: AudioOutput) throws {
+        let started = clock()
+        while !output.isOpen {
+            if let failure = output.openFailure {
+                player.stop()
+                throw ListenError.playback(failure)
+            }
+            let state = player.state
+            if state == .buffering || state == .finished || state == .stopped || clock().timeIntervalSince(started) > 5 { return }
+            usleep(2_000)
+        }
+    }
+
     // MARK: - Running
 
     /// Plays until the patron quits, the book ends, the limit is reached or a signal comes; saves on every way out.
-    /// `opening` is the audio device, already being opened on a thread of its own.
-    func run(device opening: Background<AudioOutput>? = nil) throws -> ListenOutcome {
+    /// `audio` starts SDL's audio, already on a thread of its own.
+    func run(audio: Background<Void>? = nil) throws -> ListenOutcome {
         let saved = try records.listeningState()
         let speed = ListenMachine.speed(asked: options.speed, saved: saved.speed)
         // A speed asked for on the command line becomes the book's speed, as `]` and `[` do.
@@ -107,8 +134,9 @@ final class ListenSession {
         let start = ListenMachine.startingPoint(
             options: options, saved: saved, timeline: machine.timeline, chapters: machine.book.chapters,
             remote: { pullRemote(timeout: 1.5) })
-        let output = try opening?.value() ?? Self.openOutput()
+        let output = try Self.deferredOutput(after: audio)
         try startPlayer(on: output, at: start.position, speed: speed)
+        try awaitDevice(output)
         if !machine.timeline.isMeasured {
             let parts = machine.book.parts
             measuring = Background { Timeline.measure(parts) }

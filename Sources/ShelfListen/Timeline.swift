@@ -16,11 +16,27 @@ struct Timeline {
     /// A timeline from the manifest's lengths; the files on disk are measured now when `measureNow`, else only
     /// those the manifest gives no length for (the rest can be measured on another thread and `apply`'d).
     init(book: Audiobook, measureNow: Bool) {
+        self.init(book: book, measuringThrough: measureNow ? .infinity : nil)
+    }
+
+    /// A timeline from the manifest's lengths, with the files the manifest gives no length for measured now, and
+    /// with `time` (a place in book time, as `--from` gives) the parts before it and the one it falls in, so the
+    /// place is exact and a place past the end is known to be one. Measuring opens each file: a book of fifty
+    /// parts started at `--from 0:30` opens one, not fifty, before the first sound.
+    init(book: Audiobook, measuringThrough time: Double?) {
         durations = book.parts.map { $0.duration ?? 0 }
         starts = []
         chapters = book.chapters
-        let wanted = measureNow ? book.parts : book.parts.filter { ($0.duration ?? 0) <= 0 }
-        apply(Self.measure(wanted), book: book)
+        var lengths = Self.measure(book.parts.filter { ($0.duration ?? 0) <= 0 })
+        if let time {
+            var end = 0.0
+            for part in book.parts where end <= time {
+                let measured = lengths[part.index] ?? Self.measure([part])[part.index]
+                if let measured { lengths[part.index] = measured }
+                end += measured.flatMap { $0 > 0 ? $0 : nil } ?? part.duration ?? 0
+            }
+        }
+        apply(lengths, book: book)
     }
 
     /// Whether every part's file has been measured.

@@ -235,22 +235,25 @@ final class FFmpegTempoGraph {
 
     init(tempo: Double) throws {
         _ = FFmpeg.quietLogging
-        graph = avfilter_graph_alloc()
+        if let reason = CFFmpeg_avfilter_load() {
+            throw PlaybackError.ffmpeg(action: "load libavfilter for the tempo filter", message: String(cString: reason))
+        }
+        graph = CFFmpeg_avfilter_graph_alloc()
         output = av_frame_alloc()
         let layout = "sample_rate=\(PCM.sampleRate):sample_fmt=s16:channel_layout=stereo"
         source = try Self.filter("abuffer", "time_base=1/\(PCM.sampleRate):\(layout)", in: graph)
         let atempo = try Self.filter("atempo", "tempo=\(tempo)", in: graph)
         let format = try Self.filter("aformat", "sample_fmts=s16:sample_rates=\(PCM.sampleRate):channel_layouts=stereo", in: graph)
         sink = try Self.filter("abuffersink", nil, in: graph)
-        try FFmpeg.check(avfilter_link(source, 0, atempo, 0), "link the tempo filter")
-        try FFmpeg.check(avfilter_link(atempo, 0, format, 0), "link the format filter")
-        try FFmpeg.check(avfilter_link(format, 0, sink, 0), "link the buffer sink")
-        try FFmpeg.check(avfilter_graph_config(graph, nil), "configure the tempo filter")
+        try FFmpeg.check(CFFmpeg_avfilter_link(source, atempo), "link the tempo filter")
+        try FFmpeg.check(CFFmpeg_avfilter_link(atempo, format), "link the format filter")
+        try FFmpeg.check(CFFmpeg_avfilter_link(format, sink), "link the buffer sink")
+        try FFmpeg.check(CFFmpeg_avfilter_graph_config(graph), "configure the tempo filter")
     }
 
     deinit {
         av_frame_free(&output)
-        avfilter_graph_free(&graph)
+        if graph != nil { CFFmpeg_avfilter_graph_free(&graph) }
     }
 
     private static func filter(
@@ -258,7 +261,7 @@ final class FFmpegTempoGraph {
     ) throws -> UnsafeMutablePointer<AVFilterContext>? {
         var context: UnsafeMutablePointer<AVFilterContext>?
         try FFmpeg.check(
-            avfilter_graph_create_filter(&context, avfilter_get_by_name(name), name, arguments, nil, graph),
+            CFFmpeg_avfilter_graph_create_filter(&context, name, arguments, graph),
             "create the \(name) filter")
         return context
     }
@@ -280,13 +283,13 @@ final class FFmpegTempoGraph {
         samples.withUnsafeBytes { bytes in
             input.pointee.data.0?.update(from: bytes.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
         }
-        try FFmpeg.check(av_buffersrc_add_frame(source, input), "filter audio")
+        try FFmpeg.check(CFFmpeg_av_buffersrc_add_frame(source, input), "filter audio")
         return try drain()
     }
 
     /// Ends the input and returns the samples the graph still held.
     func finish() throws -> [Int16] {
-        try FFmpeg.check(av_buffersrc_add_frame(source, nil), "flush the tempo filter")
+        try FFmpeg.check(CFFmpeg_av_buffersrc_add_frame(source, nil), "flush the tempo filter")
         return try drain()
     }
 
@@ -294,7 +297,7 @@ final class FFmpegTempoGraph {
         guard let output else { return [] }
         var samples: [Int16] = []
         while true {
-            let result = av_buffersink_get_frame(sink, output)
+            let result = CFFmpeg_av_buffersink_get_frame(sink, output)
             if result == FFmpeg.eagain || result == FFmpeg.eof { return samples }
             try FFmpeg.check(result, "read filtered audio")
             if let data = output.pointee.data.0 {

@@ -72,6 +72,9 @@ public final class Player: @unchecked Sendable {
     /// The part the decoder waits for, while its file is not ready.
     private var waitingFor: Int?
     private var gain = 1.0
+    /// Set from the start until the first samples are queued: the device stays paused meanwhile, as an unpaused
+    /// device with an empty queue plays silence, which would come out ahead of the first sound.
+    private var awaitingFirstAudio = false
 
     /// Says whether a part's file is complete and may be opened; nil means every part is. Asked again every
     /// quarter second while the player waits for a part that is still downloading.
@@ -143,19 +146,22 @@ public final class Player: @unchecked Sendable {
             generation += 1
             seekTarget = start ?? basePosition
             resetOutputLocked(at: seekTarget!)
+            awaitingFirstAudio = true
         } else if let start {
             generation += 1
             seekTarget = start
             resetOutputLocked(at: start)
         }
         paused = false
+        let waiting = awaitingFirstAudio
         condition.broadcast()
         condition.unlock()
         if starting {
             Thread.detachNewThread { [self] in decodeLoop() }
             Thread.detachNewThread { [self] in feedLoop() }
         }
-        output.resume()
+        // Otherwise the feed thread resumes the device with the first samples it queues.
+        if !waiting { output.resume() }
     }
 
     /// Pauses output; the position stays where it was heard.
@@ -194,6 +200,7 @@ public final class Player: @unchecked Sendable {
         condition.lock()
         let here = heardPosition()
         running = false
+        awaitingFirstAudio = false
         generation += 1
         queue.removeAll()
         condition.broadcast()
@@ -420,6 +427,12 @@ public final class Player: @unchecked Sendable {
                 try output.enqueue(gain < 1 ? Self.scaled(chunk.samples, by: gain) : chunk.samples)
             } catch {
                 failure = error as? PlaybackError
+                // A device that could not be opened (deferred until these first samples) will not open by trying
+                // again: nothing more is fed, and the output says why (`openFailure`, `isLost`).
+                if output.openFailure != nil {
+                    condition.broadcast()
+                    return
+                }
                 continue
             }
             let heard = submittedFrames - output.queuedFrames
@@ -429,6 +442,10 @@ public final class Player: @unchecked Sendable {
                     outputStart: submittedFrames, frames: chunk.samples.count / PCM.channels, part: chunk.part,
                     sourceStart: chunk.sourceStart, speed: chunk.speed))
             submittedFrames += chunk.samples.count / PCM.channels
+            if awaitingFirstAudio {
+                awaitingFirstAudio = false
+                if !paused { output.resume() }
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import CSDL2
+import Synchronization
 
 /// The one error path for SDL: failures become `PlaybackError.sdl` with `SDL_GetError`'s message.
 enum SDL {
@@ -12,8 +13,23 @@ enum SDL {
 
 /// An SDL audio device in queue mode, playing `PCM`. The corresponding C functions are
 /// `SDL_OpenAudioDevice`, `SDL_QueueAudio` and `SDL_GetQueuedAudioSize`.
-final class SDLAudioDevice {
+///
+/// Unchecked because it is a handle: SDL's audio calls lock the device themselves.
+final class SDLAudioDevice: @unchecked Sendable {
     private let device: SDL_AudioDeviceID
+
+    /// Starts SDL's audio subsystem once and keeps it up; SDL counts the starts, and each device adds its own.
+    static func startAudio() throws {
+        try started.withLock { started in
+            guard !started else { return }
+            SDL_SetMainReady()
+            guard SDL_InitSubSystem(CSDL2_INIT_AUDIO()) == 0 else {
+                throw PlaybackError.noAudioDevice(reason: SDL.lastError)
+            }
+            started = true
+        }
+    }
+    private static let started = Mutex(false)
 
     /// Opens the default device paused; SDL converts if the hardware wants another format.
     init() throws {

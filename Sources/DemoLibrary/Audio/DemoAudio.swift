@@ -8,13 +8,19 @@ struct AudioRecipe: Hashable, Sendable {
     /// Bumped whenever the ffmpeg arguments change, so old cached files are not reused.
     static let version = 1
 
+    /// Parts of a minute or more (`shelf demo`'s, for trying the player) tick once a second, an octave up, so a
+    /// listener hears the time go by, and a change of speed.
+    var ticks: Bool { seconds >= 60 }
+
     /// The cache file's name, which is the whole recipe: same name, same bytes.
-    var fileName: String { "sine-\(frequency)hz-\(seconds)s-mono-22050-32k-v\(Self.version).mp3" }
+    var fileName: String {
+        "sine-\(frequency)hz-\(seconds)s\(ticks ? "-ticks" : "")-mono-22050-32k-v\(Self.version).mp3"
+    }
 
     var ffmpegArguments: [String] {
         [
             "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
-            "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds):sample_rate=22050",
+            "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds):sample_rate=22050" + (ticks ? ":beep_factor=2" : ""),
             "-ac", "1", "-c:a", "libmp3lame", "-b:a", "32k",
             // No timestamps or encoder versions in the file, so every run writes the same bytes.
             "-map_metadata", "-1", "-fflags", "+bitexact", "-flags:a", "+bitexact",

@@ -21,6 +21,10 @@ extension Shelf {
         @Option(name: .long, help: ArgumentHelp("The name to add the demo library under.", valueName: "name"))
         var name = "demo"
 
+        /// How long each part (a chapter) of the demo's audiobooks plays: long enough to try `shelf listen` on
+        /// (books of 5 to 10 minutes), short enough that the library makes its audio in a few seconds.
+        static let partSeconds = 150
+
         /// A fixed port keeps the demo's links the same from run to run, so a second run shows no changes.
         static let defaultPort = 8469
 
@@ -40,7 +44,8 @@ extension Shelf {
         func run() throws {
             try withFailureHandling {
                 // The library is a program of its own, so shelf itself never links an HTTP server.
-                let library = try DemoLibraryProcess.start(port: port, orFreePort: port == Self.defaultPort)
+                let library = try DemoLibraryProcess.start(
+                    port: port, orFreePort: port == Self.defaultPort, partSeconds: Self.partSeconds)
                 if !serve {
                     defer { library.stop() }
                     try showcase(library.url)

@@ -132,16 +132,16 @@ extension Shelf {
                     let stamp = Int(Date().timeIntervalSince1970 * 1000)
                     switch outcome {
                     case .success(let report) where report.state == .downloaded:
-                        try? store.recordNotice(
+                        _ = try? store.recordNotice(
                             kind: .downloaded, libraryID: library.id, editionID: title.rowID,
                             key: "downloaded:\(title.entryID):\(stamp)",
                             text: "\(report.title): downloaded (\(FulfilmentService.megabytes(report.bytes)))", told: true)
                     case .success(let report):
-                        try? store.recordNotice(
+                        _ = try? store.recordNotice(
                             kind: .downloadFailed, libraryID: library.id, editionID: title.rowID,
                             key: "failed:\(title.entryID):\(stamp)", text: "\(report.title): \(report.message)", told: true)
                     case .failure(let error):
-                        try? store.recordNotice(
+                        _ = try? store.recordNotice(
                             kind: .downloadFailed, libraryID: library.id, editionID: title.rowID,
                             key: "failed:\(title.entryID):\(stamp)", text: "\((try? store.summary(of: title).title) ?? title.entryID): download failed: "
                                 + ((error as? ShelfFailure)?.description ?? "\(error)"),

@@ -26,8 +26,9 @@ struct DemoLibraryProcess {
 
     /// Starts the library on 127.0.0.1:`port` (on a free port instead when that one is taken and `orFreePort`);
     /// returns once it accepts connections.
-    static func start(port: Int, orFreePort: Bool) throws -> DemoLibraryProcess {
+    static func start(port: Int, orFreePort: Bool, partSeconds: Int? = nil) throws -> DemoLibraryProcess {
         var arguments = ["--port", String(port), "--stop-when-input-closes"]
+        if let partSeconds { arguments += ["--part-seconds", String(partSeconds)] }
         if orFreePort { arguments.append("--or-free-port") }
         let child = try SiblingProgram.demoLibrary.start(arguments: arguments)
         // Its first line says where it listens, once the socket is listening.
