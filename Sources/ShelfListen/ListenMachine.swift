@@ -20,7 +20,7 @@ struct ListenMachine {
     /// What the player last reported, with what the effects since will have made of it.
     private(set) var player: Snapshot
     private(set) var speed = 1.0
-    private(set) var mode = Mode.player
+    internal(set) var mode = Mode.player
     private(set) var tocSelection = 0
     private(set) var sleep: SleepTimer?
     private(set) var sleepStep = -1
@@ -45,6 +45,8 @@ struct ListenMachine {
     private(set) var finished = false
     /// How the session ended, once it has.
     private(set) var outcome: ListenOutcome?
+    /// The bookmarks screen and the positions pulled while playing (`ListenMachine+Bookmarks.swift`).
+    internal(set) var sync = ListenSync()
 
     /// The time of the latest event.
     var now: Date { player.now }
@@ -82,6 +84,8 @@ struct ListenMachine {
         case .started(let position, let speed, let note, let snapshot):
             player = snapshot
             lastTick = snapshot.now
+            sync.lastPull = snapshot.now
+            sync.since = snapshot.now
             self.speed = speed
             return started(at: position, note: note)
         case .key(let key, let snapshot, let onDisk):
@@ -127,6 +131,10 @@ struct ListenMachine {
             message = nil
         case .deviceFailed(let reason):
             show(reason, seconds: 3600)
+        case .bookmarksRead(let bookmarks):
+            return bookmarksRead(bookmarks)
+        case .remotePosition(let position):
+            return remotePosition(position)
         case .saved, .saveFailed:
             break
         }
@@ -181,6 +189,7 @@ struct ListenMachine {
                 return pause() + end(.limitReached)
             }
             effects += runSleepTimer(elapsed: elapsed, at: position)
+            effects += pullIfDue()
             // Every 2 s of the clock or of the book, whichever comes first (at 3× the book runs ahead): a kill -9
             // loses at most that. One row in positions.sqlite (WAL), so the write stays cheap.
             let moved = savedPosition.map { abs(timeline.bookTime(position) - timeline.bookTime($0)) } ?? .infinity
@@ -287,6 +296,8 @@ struct ListenMachine {
             return []
         case .contents:
             return handleContents(key, onDisk: onDisk)
+        case .bookmarks:
+            return handleBookmarks(key)
         case .player:
             break
         }
@@ -311,6 +322,8 @@ struct ListenMachine {
             tocSelection = max(0, timeline.chapter(at: here))
         case .character("s"): return stepSleepTimer()
         case .character("b"): return addBookmark()
+        case .character("B"): return openBookmarks()
+        case .character("j"): return jumpToOffer()
         case .character("?"), .character("h"): mode = .help
         default: break
         }
@@ -346,7 +359,7 @@ struct ListenMachine {
             return seek(to: PlaybackPosition(part: 0, seconds: 0)) + [.play]
         case .paused:
             player.state = .playing
-            return [.play]
+            return [.play] + pullRemote()
         default:
             return pause() + save(force: true) + push()
         }
@@ -366,7 +379,7 @@ struct ListenMachine {
         return seekAndSave(PlaybackPosition(part: chapter.part, seconds: chapter.offset))
     }
 
-    private mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
+    mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
         let effects = seek(to: position)
         if finished {
             finished = false
@@ -420,7 +433,7 @@ struct ListenMachine {
         return [.seek(position)]
     }
 
-    private mutating func push() -> [Effect] {
+    mutating func push() -> [Effect] {
         lastPush = now
         return [.push]
     }
@@ -438,7 +451,7 @@ struct ListenMachine {
     // MARK: - Messages
 
     /// A line for the patron: on the screen for a few seconds, or printed without one.
-    private mutating func say(_ text: String, error: Bool = false) -> [Effect] {
+    mutating func say(_ text: String, error: Bool = false) -> [Effect] {
         if screen {
             show(text)
             return []
@@ -446,7 +459,7 @@ struct ListenMachine {
         return [error ? .errorLine("shelf: \(text)") : .line(text)]
     }
 
-    private mutating func show(_ text: String, seconds: Double = 4) {
+    mutating func show(_ text: String, seconds: Double = 4) {
         message = Message(text: text, until: now.addingTimeInterval(seconds))
     }
 }

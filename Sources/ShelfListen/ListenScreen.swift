@@ -10,6 +10,9 @@ enum ListenScreen {
         let timeline = machine.timeline
         switch machine.mode {
         case .help: return help(skip: skip)
+        case .bookmarks:
+            return bookmarks(machine.sync.bookmarks, book: machine.book, timeline: timeline, selection: machine.sync.selection,
+                             message: machine.message?.text, rows: rows)
         case .contents:
             return contents(book: machine.book, timeline: timeline, selection: machine.tocSelection,
                             current: timeline.chapter(at: machine.player.position), message: machine.message?.text, rows: rows)
@@ -113,6 +116,8 @@ enum ListenScreen {
             "  t          table of contents",
             "  s          sleep timer: 15, 30, 45, 60 min, end of chapter, off",
             "  b          bookmark this place",
+            "  B          bookmarks: jump to one or delete it",
+            "  j          jump to where another device is ahead (when offered)",
             "  ?          this help",
             "  q          quit (the position is saved)",
             "", "  Press any key to go back.",

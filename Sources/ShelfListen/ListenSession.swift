@@ -21,6 +21,8 @@ final class ListenSession {
     private var download: Background<String?>?
     /// Part lengths measured while the book already plays; nil once taken in.
     private var measuring: Background<[Int: Double]>?
+    /// Other devices' positions being pulled while playing; nil when no pull is under way.
+    private var pulling: Background<ListeningPosition?>?
     /// Whether the screen is to be drawn at the end of this turn of the loop.
     private var redrawWanted = false
     /// Held while the session lives: two players of one title would save over each other's positions.
@@ -165,6 +167,10 @@ final class ListenSession {
             download = nil
             if case .success(let failure) = ended, let outcome = send(.downloadEnded(failure: failure)) { return outcome }
         }
+        if let pulled = pulling?.result {
+            pulling = nil
+            if case .success(let position?) = pulled, let outcome = send(.remotePosition(position)) { return outcome }
+        }
         if player.deviceLost, let outcome = send(.deviceLost(snapshot())) { return outcome }
         return send(.tick(snapshot()))
     }
@@ -237,6 +243,11 @@ final class ListenSession {
             positions.pushAndWait(timeout: seconds)
             return send(.warnings(positions.takeWarnings()))
         case .end(let outcome): return outcome
+        case .readBookmarks: return send(.bookmarksRead(try records.bookmarks()))
+        case .deleteBookmark(let id): try records.deleteBookmark(id)
+        case .pullRemote:
+            // One pull at a time, on a thread of its own: the loop never waits for the library.
+            if pulling == nil, let positions { pulling = positions.pull(records.edition, log: options.log) }
         }
         return nil
     }
