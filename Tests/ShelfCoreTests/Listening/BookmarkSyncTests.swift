@@ -140,3 +140,31 @@ private let phone = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000bb"
         #expect(annotation.name == expected)
     }
 }
+
+@Suite struct BookmarkMigrationTests {
+    /// A bookmark queued before p2 still gets its server id recorded: the migration links the queued post to its row.
+    @Test func bookmarksQueuedBeforeP2AreLinkedToTheirRows() throws {
+        let test = TestHome()
+        try test.home.prepare()
+        let queue = try DatabaseQueue(path: test.home.directory.appendingPathComponent("p2-test.sqlite").path)
+        try PositionsMigrations.migrator.migrate(queue, upTo: "p1-listening-state")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO bookmark (id, edition_id, library_id, part, seconds, reading_order_item, device, at)
+                    VALUES (5, 7, 1, 1, 3.5, 'part-2.mp3', 'urn:uuid:d', 30), (6, 7, 1, 2, 1, 'part-3.mp3', 'urn:uuid:d', 40);
+                INSERT INTO annotation_outbox (edition_id, library_id, motivation, part, seconds, reading_order_item, device, at)
+                    VALUES (7, 1, 'idling', 2, 12.5, 'part-3.mp3', 'urn:uuid:d', 20),
+                           (7, 1, 'bookmarking', 2, 1, 'part-3.mp3', 'urn:uuid:d', 40);
+                """)
+        }
+        try PositionsMigrations.migrator.migrate(queue)
+        let links = try queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT motivation, bookmark_id FROM annotation_outbox ORDER BY id").map {
+                "\($0[0] as String) \(($0[1] as Int64?).map(String.init) ?? "nil")"
+            }
+        }
+        #expect(links == ["idling nil", "bookmarking 6"])
+        let names = try queue.read { db in try Row.fetchAll(db, sql: "SELECT name, server_id, deleted FROM bookmark") }
+        #expect(names.count == 2 && names.allSatisfy { ($0[0] as String?) == nil && ($0[1] as String?) == nil && ($0[2] as Int) == 0 })
+    }
+}
