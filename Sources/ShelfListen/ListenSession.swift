@@ -247,7 +247,7 @@ final class ListenSession {
         case .deleteBookmark(let id): try records.deleteBookmark(id)
         case .pullRemote:
             // One pull at a time, on a thread of its own: the loop never waits for the library.
-            if pulling == nil, let positions { pulling = positions.pull(records.edition, log: options.log) }
+            if pulling == nil, let positions { pulling = positions.pullThenPush(records.edition, log: options.log) }
         }
         return nil
     }

@@ -19,7 +19,14 @@ import Testing
         let shelf = fixture.shelf
         async let listening = shelf.run(
             ["listen", "7d3c0002", "--no-ui", "--from", "0:01", "--for", "66s"], environment: ["SDL_AUDIODRIVER": "dummy"])
-        try await Task.sleep(for: .seconds(5))
+        // Once the player has saved its first position (it is playing), the other device moves on.
+        let store = try Store(home: Home(directory: fixture.shelf.home))
+        let edition = try store.resolveEdition("7d3c0002", in: try store.library(named: "demo"))
+        let waited = Date()
+        while try store.listeningState(of: edition).position == nil && Date().timeIntervalSince(waited) < 30 {
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        try await Task.sleep(for: .seconds(1))
         try await fixture.server.state.postAnnotation(
             username: "demo", workID: sherlock, motivation: .idling,
             readingOrderItem: "urn:org.thepalaceproject:readingOrderItem:3", offsetMilliseconds: 20_000,
@@ -30,8 +37,7 @@ import Testing
         #expect(lines.first?.hasPrefix("Playing The Adventures of Sherlock Holmes at 0:01 of 2:") == true, "\(lines)")
         #expect(lines.contains("Another device is at 2:20 — press j to jump there"), "\(lines)")
         // It played on from where it was: about 67 s into the book, in part 2, not at the other device's 2:20.
-        let store = try Store(home: Home(directory: fixture.shelf.home))
-        let state = try store.listeningState(of: try store.resolveEdition("7d3c0002", in: try store.library(named: "demo")))
+        let state = try store.listeningState(of: edition)
         #expect(state.position?.part == 1, "\(String(describing: state.position))")
         await fixture.finish()
     }
