@@ -43,6 +43,7 @@ public struct Shelf: AsyncParsableCommand {
             Listen.self,
             Export.self,
             Position.self,
+            Bookmarks.self,
             Mark.self,
             Schedule.self,
             Doctor.self,

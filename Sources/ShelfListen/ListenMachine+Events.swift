@@ -60,6 +60,10 @@ extension ListenMachine {
         case deviceReopened
         /// A new audio device could not be opened.
         case deviceFailed(String)
+        /// The title's bookmarks as the store has them, in book order (answers `readBookmarks`).
+        case bookmarksRead([Bookmark])
+        /// Another device's newest position, pulled while playing (answers `pullRemote` when there is one).
+        case remotePosition(ListeningPosition)
     }
 
     /// A place in the book as the store and the library name it.
@@ -100,9 +104,15 @@ extension ListenMachine {
         case pushAndWait(seconds: Double)
         /// The session is over.
         case end(ListenOutcome)
+        /// Read the title's bookmarks from the store; answered by `bookmarksRead`.
+        case readBookmarks
+        /// Delete a bookmark (the library's copy is DELETEd with the next push).
+        case deleteBookmark(Int64)
+        /// Ask the library for other devices' positions in the background; answered by `remotePosition`.
+        case pullRemote
     }
 
-    enum Mode: Equatable { case player, contents, help }
+    enum Mode: Equatable { case player, contents, help, bookmarks }
 
     /// A line on the screen until `until`.
     struct Message: Equatable {

@@ -20,7 +20,7 @@ struct ListenMachine {
     /// What the player last reported, with what the effects since will have made of it.
     private(set) var player: Snapshot
     private(set) var speed = 1.0
-    private(set) var mode = Mode.player
+    internal(set) var mode = Mode.player
     private(set) var tocSelection = 0
     private(set) var sleep: SleepTimer?
     private(set) var sleepStep = -1
@@ -53,6 +53,8 @@ struct ListenMachine {
     private(set) var finished = false
     /// How the session ended, once it has.
     private(set) var outcome: ListenOutcome?
+    /// The bookmarks screen and the positions pulled while playing (`ListenMachine+Bookmarks.swift`).
+    internal(set) var sync = ListenSync()
 
     /// The time of the latest event.
     var now: Date { player.now }
@@ -90,6 +92,8 @@ struct ListenMachine {
         case .started(let position, let speed, let note, let snapshot):
             player = snapshot
             lastTick = snapshot.now
+            sync.lastPull = snapshot.now
+            sync.since = snapshot.now
             self.speed = speed
             return started(at: position, note: note)
         case .key(let key, let snapshot, let onDisk):
@@ -146,6 +150,10 @@ struct ListenMachine {
             message = nil
         case .deviceFailed(let reason):
             show(reason, seconds: 3600)
+        case .bookmarksRead(let bookmarks):
+            return bookmarksRead(bookmarks)
+        case .remotePosition(let position):
+            return remotePosition(position)
         case .saved, .saveFailed:
             break
         }
@@ -201,6 +209,7 @@ struct ListenMachine {
                 return pause() + end(.limitReached)
             }
             effects += runSleepTimer(elapsed: elapsed, at: position)
+            effects += pullIfDue()
             // Every 2 s of the clock or of the book, whichever comes first (at 3× the book runs ahead): a kill -9
             // loses at most that. One row in positions.sqlite (WAL), so the write stays cheap.
             let moved = savedPosition.map { abs(timeline.bookTime(position) - timeline.bookTime($0)) } ?? .infinity
@@ -294,6 +303,8 @@ struct ListenMachine {
             return []
         case .contents:
             return handleContents(key, onDisk: onDisk)
+        case .bookmarks:
+            return handleBookmarks(key)
         case .player:
             break
         }
@@ -321,6 +332,8 @@ struct ListenMachine {
         case .character("9"): return changeVolume(by: -0.1)
         case .character("0"): return changeVolume(by: 0.1)
         case .character("m"): return toggleMute()
+        case .character("B"): return openBookmarks()
+        case .character("j"): return jumpToOffer()
         case .character("?"), .character("h"): mode = .help
         default: break
         }
@@ -357,7 +370,7 @@ struct ListenMachine {
             return seek(to: PlaybackPosition(part: 0, seconds: 0)) + [.play]
         case .paused:
             player.state = .playing
-            return [.play]
+            return [.play] + pullRemote()
         default:
             return pause() + save(force: true) + push()
         }
@@ -377,7 +390,7 @@ struct ListenMachine {
         return seekAndSave(PlaybackPosition(part: chapter.part, seconds: chapter.offset))
     }
 
-    private mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
+    mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
         let effects = seek(to: position)
         if finished {
             finished = false
@@ -434,7 +447,7 @@ struct ListenMachine {
         return [.seek(position)] + (moved && download == .running ? [.fetchFirst([position.part, position.part + 1])] : [])
     }
 
-    private mutating func push() -> [Effect] {
+    mutating func push() -> [Effect] {
         lastPush = now
         return [.push]
     }

@@ -62,7 +62,15 @@ struct ListenRecords {
         try store.savePosition(listeningPosition(place), of: edition, percent: percent, finished: finished)
     }
 
-    func addBookmark(_ place: ListenMachine.Place) throws { try store.addBookmark(listeningPosition(place), of: edition) }
+    func addBookmark(_ place: ListenMachine.Place, name: String? = nil) throws {
+        try store.addBookmark(listeningPosition(place), name: name, of: edition)
+    }
+
+    /// The title's live bookmarks, in book order.
+    func bookmarks() throws -> [Bookmark] { try store.bookmarks(of: edition) }
+
+    /// Deletes a bookmark here; the library's copy is deleted with the next push.
+    func deleteBookmark(_ id: Int64) throws { try store.deleteBookmark(id) }
 
     private func listeningPosition(_ place: ListenMachine.Place) -> ListeningPosition {
         ListeningPosition(

@@ -10,6 +10,9 @@ enum ListenScreen {
         let timeline = machine.timeline
         switch machine.mode {
         case .help: return help(skip: skip)
+        case .bookmarks:
+            return bookmarks(machine.sync.bookmarks, book: machine.book, timeline: timeline, selection: machine.sync.selection,
+                             message: machine.message?.text, rows: rows)
         case .contents:
             return contents(book: machine.book, timeline: timeline, selection: machine.tocSelection,
                             current: timeline.chapter(at: machine.player.position), message: machine.message?.text, rows: rows)
@@ -116,6 +119,8 @@ enum ListenScreen {
             "  b          bookmark this place",
             "  9 / 0      volume down / up by 10%",
             "  m          mute / unmute",
+            "  B          bookmarks: jump to one or delete it",
+            "  j          jump to where another device is ahead (when offered)",
             "  ?          this help",
             "  q          quit (the position is saved)",
             "", "  Press any key to go back.",

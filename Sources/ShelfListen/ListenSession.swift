@@ -23,6 +23,8 @@ final class ListenSession {
     private let shared = ListenDownload()
     /// Part lengths measured while the book already plays; nil once taken in.
     private var measuring: Background<[Int: Double]>?
+    /// Other devices' positions being pulled while playing; nil when no pull is under way.
+    private var pulling: Background<ListeningPosition?>?
     /// Whether the screen is to be drawn at the end of this turn of the loop.
     private var redrawWanted = false
     /// The player on the session bus (MPRIS); nil without one.
@@ -207,6 +209,10 @@ final class ListenSession {
             download = nil
             if case .success(let failure) = ended, let outcome = send(.downloadEnded(failure: failure)) { return outcome }
         }
+        if let pulled = pulling?.result {
+            pulling = nil
+            if case .success(let position?) = pulled, let outcome = send(.remotePosition(position)) { return outcome }
+        }
         if player.deviceLost, let outcome = send(.deviceLost(snapshot())) { return outcome }
         return send(.tick(snapshot()))
     }
@@ -292,6 +298,11 @@ final class ListenSession {
             positions.pushAndWait(timeout: seconds)
             return send(.warnings(positions.takeWarnings()))
         case .end(let outcome): return outcome
+        case .readBookmarks: return send(.bookmarksRead(try records.bookmarks()))
+        case .deleteBookmark(let id): try records.deleteBookmark(id)
+        case .pullRemote:
+            // One pull at a time, on a thread of its own: the loop never waits for the library.
+            if pulling == nil, let positions { pulling = positions.pullThenPush(records.edition, log: options.log) }
         }
         return nil
     }

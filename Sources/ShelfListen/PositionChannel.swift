@@ -36,6 +36,22 @@ final class PositionChannel: Sendable {
         }
     }
 
+    /// While playing: another device's newest position read before this device's queued one is pushed (the library
+    /// keeps one position per patron and title, so pushing first would replace the other device's), then the push.
+    func pullThenPush(_ edition: EditionRef, log: (@Sendable (String) -> Void)?) -> Background<ListeningPosition?> {
+        Background { [self] in
+            sync.withLock { sync in
+                defer { sync.pushPending() }
+                do {
+                    return try sync.remotePosition(of: edition)
+                } catch {
+                    log?("could not read positions from the library: \(error)")
+                    return nil
+                }
+            }
+        }
+    }
+
     /// Sends queued positions and bookmarks in the background.
     func push() {
         let start = pushWaiting.withLock { waiting in

@@ -74,7 +74,9 @@ import Testing
         Row("q") { [.pause] + $0.ending(.quit, at: at(0, 15), line: stopped) },
         Row("Q") { [.pause] + $0.ending(.quit, at: at(0, 15), line: stopped) },
         Row(.interrupt) { [.pause] + $0.ending(.quit, at: at(0, 15), line: stopped) },
-        Row(.up), Row(.down), Row(.enter), Row(.escape), Row("k"), Row("j"), Row("x"),
+        Row(.up), Row(.down), Row(.enter), Row(.escape), Row("k"),
+        // With no other device ahead there is nothing to jump to (ListenMachineBookmarksTests has the offer).
+        Row("j", message: "No other device is ahead of this one."), Row("x"),
     ] }
 
     /// Entered with `t` at 0:15: the selection is the chapter playing (the second).
@@ -107,6 +109,7 @@ import Testing
         case .player: break
         case .contents: _ = session.key("t")
         case .help: _ = session.key("?")
+        case .bookmarks: _ = session.key("B")
         }
         row.given.apply(to: &session)
         let expected = row.effects(session)
@@ -147,7 +150,7 @@ import Testing
 
     /// The same keys from other places and states.
     static var special: [(name: String, row: Row)] { [
-        ("space while paused plays", Row(" ", .paused) { _ in [.play] }),
+        ("space while paused plays", Row(" ", .paused) { _ in [.play, .pullRemote] }),
         ("space at the end plays again from the start",
          Row(" ", .finished, position: at(0, 0)) { _ in [.seek(at(0, 0)), .play] }),
         ("space after the device went away opens it again",

@@ -47,7 +47,7 @@ import Testing
         #expect(pushes == [120, 240])
         // A pause pushes at once, and the next push is two minutes of the clock after it.
         #expect(session.key(" ") == [.pause, session.save(session.position), .push])
-        #expect(session.key(" ") == [.play])
+        #expect(session.key(" ") == [.play, .pullRemote])
         #expect(!session.tick(after: 110).contains(.push))
         #expect(session.tick(after: 10).contains(.push))
     }

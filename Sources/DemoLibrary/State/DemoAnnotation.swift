@@ -32,6 +32,8 @@ public struct DemoAnnotation: Sendable, Equatable {
 
     /// The body's `http://librarysimplified.org/terms/device`, when given.
     public var device: String? { body[Self.deviceKey]?.string }
+    /// A bookmark's name (`http://librarysimplified.org/terms/bookmarkName`), when given.
+    public var name: String? { body["http://librarysimplified.org/terms/bookmarkName"]?.string }
     /// The body's `http://librarysimplified.org/terms/time`, when given (e.g. `2024-07-15T18:43:38Z`).
     public var time: String? { body[Self.timeKey]?.string }
 

@@ -15,17 +15,20 @@ extension DemoState {
         readingOrderItem: String,
         offsetMilliseconds: Int,
         device: String = "urn:uuid:5f0d6d2e-0000-4000-8000-00000000d3e0",
-        time: Date? = nil
+        time: Date? = nil,
+        name: String? = nil
     ) throws -> DemoAnnotation {
         guard !readingOrderItem.isEmpty, offsetMilliseconds >= 0 else {
             throw DemoAnnotationError.invalidFormat("A locator needs a readingOrderItem and a non-negative offset.")
         }
         let locator = AudiobookLocator(readingOrderItem: readingOrderItem, offsetMilliseconds: offsetMilliseconds)
-        let body: [String: JSONValue] = [
+        var body: [String: JSONValue] = [
             DemoAnnotation.chapterKey: .string(""),
             DemoAnnotation.deviceKey: .string(device),
             DemoAnnotation.timeKey: .string(DemoDates.iso8601(time ?? now)),
         ]
+        // A bookmark's name, as shelf's clients write it (Palace's apps send none).
+        if let name { body["http://librarysimplified.org/terms/bookmarkName"] = .string(name) }
         return try store(username: username, workID: workID, motivation: motivation, selectorType: "oa:FragmentSelector",
                          selectorValue: locator.jsonString, locator: locator, body: body)
     }

@@ -62,6 +62,13 @@ package struct ListenArguments: ParsableArguments {
           s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
           b      bookmark               ?    help             q  quit
           9 0    volume −/+ 10%         m    mute or unmute
+          B      bookmarks: every device's; enter jumps there, d deletes (here and on the library)
+          j      jump to where another device is ahead (offered when the library says so)
+
+        While playing, the library is asked for your other devices' positions every minute and on \
+        resume from pause; when one is more than 30 s ahead, the player says so ("Another device (NAME) \
+        is at 1:23:45 — press j to jump there"; a line on standard output with --no-ui) and never jumps \
+        by itself.
 
         Without a terminal, or with --no-ui, there is no screen: one line is printed at each chapter \
         and at the end. Audio goes to SDL's default device; set SDL_AUDIODRIVER to choose one \

@@ -56,7 +56,7 @@ public final class LibrarySession: Sendable {
     public var usesHTTPLogin: Bool { state.withLock { $0.credentials?.httpScheme != nil } }
 
     /// Whether `url` is on the library's origin, the only place credentials are sent.
-    private func isLibraryHost(_ url: URL) -> Bool {
+    func isLibraryHost(_ url: URL) -> Bool {
         guard let base = URL(string: library.url), let origin = HTTPLogin.Origin(base) else { return false }
         return HTTPLogin.Origin(url) == origin
     }

@@ -154,8 +154,14 @@ public struct RemoteAnnotation: Sendable, Equatable {
     public var deviceName: String?
     public var time: Date?
     public var chapter: String?
+    /// A bookmark's name, when the body gives one.
+    public var name: String?
     public var locator: AudiobookLocator
 
+    /// Where a bookmark's name travels in the body. Palace's apps send no name (their bodies hold time, device and
+    /// chapter, and keep members they do not know), so shelf adds one in the same vocabulary; a W3C `TextualBody`'s
+    /// `value` or an annotation's `bodyValue` is read as the name too.
+    static let nameKey = "http://librarysimplified.org/terms/bookmarkName"
     static let timeKey = "http://librarysimplified.org/terms/time"
     static let deviceKey = "http://librarysimplified.org/terms/device"
     static let deviceNameKey = "http://librarysimplified.org/terms/deviceName"
@@ -207,7 +213,18 @@ public struct RemoteAnnotation: Sendable, Equatable {
             id: object["id"] as? String, motivation: motivation, source: source, device: device,
             deviceName: (body[deviceNameKey] as? String).flatMap { $0.isEmpty ? nil : $0 },
             time: (body[timeKey] as? String).flatMap { OPDSDate.parse($0) },
-            chapter: body[chapterKey] as? String, locator: locator))
+            chapter: body[chapterKey] as? String, name: bookmarkName(body: body, annotation: object), locator: locator))
+    }
+
+    /// The bookmark's name: the body's name member, a textual body's value, or the annotation's `bodyValue`.
+    private static func bookmarkName(body: [String: Any], annotation: [String: Any]) -> String? {
+        let candidates = [body[nameKey], body["value"], annotation["bodyValue"]]
+        guard let name = candidates.lazy.compactMap({ $0 as? String }).first else { return nil }
+        // A name is a line of a listing: one line, no control characters, at most 200 characters.
+        let line = String(String.UnicodeScalarView(name.unicodeScalars.map {
+            CharacterSet.controlCharacters.contains($0) ? " " : $0
+        })).trimmingCharacters(in: .whitespaces)
+        return line.isEmpty ? nil : String(line.prefix(200))
     }
 
     /// `2026-11-23T22:17:35Z`. Foundation's format style, which is Swift: ISO8601DateFormatter would load ICU's data
@@ -216,13 +233,16 @@ public struct RemoteAnnotation: Sendable, Equatable {
 
     /// An annotation document to post: the locator as a fragment selector on the work, with time, device and chapter.
     static func document(
-        motivation: String, source: String, locator: AudiobookLocator, device: String, chapter: String, time: Date
+        motivation: String, source: String, locator: AudiobookLocator, device: String, chapter: String, time: Date,
+        name: String? = nil
     ) -> Data {
+        var body = [timeKey: Self.timestamp(time), deviceKey: device, chapterKey: chapter]
+        if let name { body[nameKey] = name }
         let object: [String: Any] = [
             "@context": "http://www.w3.org/ns/anno.jsonld",
             "type": "Annotation",
             "motivation": motivation,
-            "body": [timeKey: Self.timestamp(time), deviceKey: device, chapterKey: chapter],
+            "body": body,
             "target": [
                 "source": source,
                 "selector": ["type": "oa:FragmentSelector", "value": locator.jsonString],

@@ -61,9 +61,9 @@ public struct PositionReport: Codable, Sendable, Equatable {
 /// Sendable, but one instance sends one request at a time from each thread that uses it; the player takes turns
 /// through its own lock (`PositionChannel`), so pulls and pushes never overlap.
 public final class PositionSync: Sendable {
-    private let store: Store
-    private let library: Library
-    private let session: LibrarySession
+    let store: Store
+    let library: Library
+    let session: LibrarySession
     private let warnSink = Mutex<(@Sendable (String) -> Void)?>(nil)
 
     /// Called with one-line warnings (a malformed annotation that was ignored, a refused push that was dropped).
@@ -86,7 +86,7 @@ public final class PositionSync: Sendable {
     }
 
     /// What the store knows of an edition's annotation links and parts.
-    private struct Book {
+    struct Book {
         var entryID: String
         var title: String
         var annotationsURL: String?
@@ -106,7 +106,7 @@ public final class PositionSync: Sendable {
         }
     }
 
-    private func book(_ edition: EditionRef) throws -> Book {
+    func book(_ edition: EditionRef) throws -> Book {
         let detail = try store.edition(edition)
         var book = Book(entryID: edition.entryID, title: detail.summary.title, annotationsURL: detail.annotationsURL,
                         serviceURL: try store.library(named: library.name).annotationsURL, hrefs: [], titles: [], durations: [])
@@ -152,6 +152,9 @@ public final class PositionSync: Sendable {
         }
         let ours = try store.deviceID()
         var newest: (annotation: RemoteAnnotation, part: Int)?
+        var bookmarks: [PulledBookmark] = []
+        // Every id the list holds, usable or not: a bookmark is gone from the server only when its id is absent.
+        var present = Set<String>()
         for item in items {
             // Annotations of other works (a library-wide list) and anything but positions are not this book's concern.
             let object = item as? [String: Any]
@@ -163,33 +166,55 @@ public final class PositionSync: Sendable {
                 }
                 continue
             }
-            if let motivation = object?["motivation"] as? String, motivation != Motivation.idling { continue }
+            if let id = object?["id"] as? String { present.insert(id) }
+            let motivation = object?["motivation"] as? String
+            let bookmarking = motivation == Motivation.bookmarking
+            if let motivation, motivation != Motivation.idling, !bookmarking { continue }
+            let kept = bookmarking ? "the bookmarks stored here" : "the local position"
+            let what = bookmarking ? "bookmark" : "annotation"
             let annotation: RemoteAnnotation
             switch RemoteAnnotation.parse(item) {
             case .success(let parsed): annotation = parsed
             case .failure(let rejection):
-                warn?("ignored annotation \(RemoteAnnotation.name(of: item)) of \(book.title): \(rejection); kept the local position")
+                warn?("ignored \(what) \(RemoteAnnotation.name(of: item)) of \(book.title): \(rejection); kept \(kept)")
                 continue
             }
+            // This device's own: a position is not taken back, a bookmark is known here by its id already.
             guard annotation.device != ours else { continue }
             guard let part = RemoteAnnotation.partIndex(of: annotation.locator, in: book.hrefs) else {
                 let place = annotation.locator.readingOrderItem ?? "chapter \(annotation.locator.chapter ?? 0)"
-                warn?("ignored annotation \(annotation.id ?? "(without id)") of \(book.title): its locator names no part "
-                      + "of this book (\(place)); kept the local position")
+                warn?("ignored \(what) \(annotation.id ?? "(without id)") of \(book.title): its locator names no part "
+                      + "of this book (\(place)); kept \(kept)")
                 continue
             }
             // Durations in manifests are rounded, and players write a few hundred ms past them: 5 s of slack.
             if book.durations.indices.contains(part), let duration = book.durations[part],
                 annotation.locator.offsetMilliseconds / 1000 > duration + 5
             {
-                warn?("ignored annotation \(annotation.id ?? "(without id)") of \(book.title): its offset "
+                warn?("ignored \(what) \(annotation.id ?? "(without id)") of \(book.title): its offset "
                       + "\(Clock.format(annotation.locator.offsetMilliseconds / 1000)) is past the end of part \(part + 1) "
-                      + "(\(Clock.format(duration)) long); kept the local position")
+                      + "(\(Clock.format(duration)) long); kept \(kept)")
+                continue
+            }
+            if bookmarking {
+                // Without an id a bookmark could neither be told from the next pull's nor deleted.
+                guard let id = annotation.id, !id.isEmpty else {
+                    warn?("ignored bookmark (without id) of \(book.title): it has no id; kept \(kept)")
+                    continue
+                }
+                bookmarks.append(PulledBookmark(
+                    serverID: id, part: part, seconds: annotation.locator.offsetMilliseconds / 1000,
+                    readingOrderItem: annotation.locator.readingOrderItem ?? Self.withoutQuery(book.hrefs[part]),
+                    name: annotation.name, device: annotation.device ?? "unknown", deviceName: annotation.deviceName,
+                    at: annotation.time ?? Date(timeIntervalSince1970: 0)))
                 continue
             }
             if let current = newest, (current.annotation.time ?? .distantPast) >= (annotation.time ?? .distantPast) { continue }
             newest = (annotation, part)
         }
+        // A list with a next page is not complete: nothing is removed for being absent from it.
+        try store.applyPulledBookmarks(
+            bookmarks, of: edition, present: Self.hasNextPage(response.body) ? nil : present)
         guard let (annotation, part) = newest else { return nil }
         let position = ListeningPosition(
             part: part, seconds: annotation.locator.offsetMilliseconds / 1000,
@@ -213,7 +238,12 @@ public final class PositionSync: Sendable {
         } catch {
             return PushReport(failure: error.description)
         }
-        guard !rows.isEmpty else { return report }
+        if pushQueue(rows, &report) { pushTombstones(&report) }
+        return report
+    }
+
+    /// Posts the queued items; false when it stopped (offline, not signed in, the server failing).
+    private func pushQueue(_ rows: [QueuedAnnotation], _ report: inout PushReport) -> Bool {
         for (index, row) in rows.enumerated() {
             let title = row.title
             let link = row.serviceURL ?? row.annotationsURL
@@ -228,12 +258,13 @@ public final class PositionSync: Sendable {
                 report.pending += rows.count - index
                 report.failure = CirculationError.notSignedIn(library: library.name).description
                 setError(nil, report.failure!)
-                break
+                return false
             }
             let document = RemoteAnnotation.document(
                 motivation: row.item.motivation.uri, source: row.entryID,
                 locator: AudiobookLocator(readingOrderItem: row.item.readingOrderItem, offsetMilliseconds: row.item.seconds * 1000),
-                device: row.item.device, chapter: row.partTitle ?? "", time: row.item.at)
+                device: row.item.device, chapter: row.partTitle ?? "", time: row.item.at,
+                name: row.item.motivation == .bookmarking ? (try? store.bookmarkName(row.item.bookmarkID)) ?? nil : nil)
             let status: Int
             let body: Data
             do {
@@ -245,9 +276,12 @@ public final class PositionSync: Sendable {
                 report.pending += rows.count - index
                 report.failure = (error as? ShelfFailure)?.description ?? "\(error)"
                 setError(nil, report.failure!)
-                break
+                return false
             }
             if (200..<300).contains(status) {
+                if let bookmark = row.item.bookmarkID, let id = Self.annotationID(in: body, from: url) {
+                    _ = try? store.recordServerID(id, bookmark: bookmark, of: row.item.editionID, libraryID: row.item.libraryID)
+                }
                 remove(row)
                 report.pushed += 1
             } else if status == 401 || status >= 500 || status == 408 || status == 429 {
@@ -255,7 +289,7 @@ public final class PositionSync: Sendable {
                 report.failure = status == 401 ? CirculationError.notSignedIn(library: library.name).description
                     : NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: status).description
                 setError(nil, report.failure!)
-                break
+                return false
             } else {
                 // The library will never take this one (the loan ended, the title is unknown): it must not block the rest.
                 let what = row.item.motivation == .bookmarking ? "a bookmark" : "the listening position"
@@ -266,7 +300,7 @@ public final class PositionSync: Sendable {
                 remove(row)
             }
         }
-        return report
+        return true
     }
 
     /// Takes a pushed item off the queue, unless a newer position replaced it in the meantime.

@@ -82,15 +82,24 @@ struct BookmarkRecord: StoreRecord {
     var readingOrderItem: String
     var device: String
     var at: Date
+    /// The patron's name for it, when given (here or on the device that made it).
+    var name: String?
+    /// The device's own name, for bookmarks pulled from the annotation service.
+    var deviceName: String?
+    /// The annotation's id on the server once pushed or pulled: never posted twice, and what a DELETE names.
+    var serverID: String?
+    /// Deleted here while the server still has it: a tombstone until the DELETE succeeds.
+    var deleted: Bool = false
 
     enum CodingKeys: String, CodingKey {
         case id, editionID = "edition_id", libraryID = "library_id", part, seconds
-        case readingOrderItem = "reading_order_item", device, at
+        case readingOrderItem = "reading_order_item", device, at, name, deviceName = "device_name"
+        case serverID = "server_id", deleted
     }
 
     func position(ours: String) -> ListeningPosition {
         ListeningPosition(part: part, seconds: seconds, readingOrderItem: readingOrderItem, device: device,
-                          deviceName: device == ours ? Store.thisComputer : nil, at: at)
+                          deviceName: device == ours ? Store.thisComputer : deviceName, at: at)
     }
 }
 
@@ -121,10 +130,12 @@ struct OutboxRecord: StoreRecord {
     var device: String
     var at: Date
     var lastError: String?
+    /// The bookmark this item posts (its server id is recorded there once the library answers).
+    var bookmarkID: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id, editionID = "edition_id", libraryID = "library_id", motivation, part, seconds
-        case readingOrderItem = "reading_order_item", device, at, lastError = "last_error"
+        case readingOrderItem = "reading_order_item", device, at, lastError = "last_error", bookmarkID = "bookmark_id"
     }
 
     init(_ motivation: OutboxMotivation, _ position: ListeningPosition, of edition: EditionRef) {
@@ -214,6 +225,25 @@ enum PositionsMigrations {
                 );
                 CREATE UNIQUE INDEX annotation_outbox_idling ON annotation_outbox(edition_id) WHERE motivation = 'idling';
                 CREATE INDEX annotation_outbox_library ON annotation_outbox(library_id, id);
+                """)
+        }
+        migrator.registerMigration("p2-bookmark-sync") { db in
+            try db.execute(sql: """
+                -- A bookmark's name, the device that made it, its annotation's id on the server (never posted twice,
+                -- and what a DELETE names) and a tombstone flag kept until the server's copy is deleted.
+                ALTER TABLE bookmark ADD COLUMN name TEXT;
+                ALTER TABLE bookmark ADD COLUMN device_name TEXT;
+                ALTER TABLE bookmark ADD COLUMN server_id TEXT;
+                ALTER TABLE bookmark ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0;
+                CREATE UNIQUE INDEX bookmark_server ON bookmark(edition_id, server_id) WHERE server_id IS NOT NULL;
+
+                -- A queued bookmark names its row, so the id the server answers with is recorded on it.
+                ALTER TABLE annotation_outbox ADD COLUMN bookmark_id INTEGER;
+                UPDATE annotation_outbox SET bookmark_id = (
+                    SELECT b.id FROM bookmark b WHERE b.edition_id = annotation_outbox.edition_id
+                        AND b.part = annotation_outbox.part AND b.seconds = annotation_outbox.seconds
+                        AND b.at = annotation_outbox.at ORDER BY b.id LIMIT 1)
+                WHERE motivation = 'bookmarking';
                 """)
         }
         return migrator

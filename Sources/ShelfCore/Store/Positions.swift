@@ -83,6 +83,7 @@ extension Store {
             let record = try ListeningRecord.fetchOne(db, key: edition.rowID)
             let position = try DevicePositionRecord.fetchOne(db, key: ["edition_id": edition.rowID, "device": device])
             let pending = try OutboxRecord.filter(Column("edition_id") == edition.rowID).isEmpty(db) == false
+                || BookmarkRecord.filter(Column("edition_id") == edition.rowID && Column("deleted") == true).isEmpty(db) == false
             return ListeningState(
                 position: position?.position(ours: device), speed: record?.speed ?? 1,
                 consumption: record?.consumption ?? .new, percent: record?.percent, pendingPush: pending)
@@ -168,26 +169,6 @@ extension Store {
             record.consumption = consumption
             record.updatedAt = Date()
             try record.save(db)
-        }
-    }
-
-    /// A bookmark at `position`, kept and queued for pushing with the bookmarking motivation.
-    public func addBookmark(_ position: ListeningPosition, of edition: EditionRef) throws(StoreError) {
-        try writePositions { db in
-            try BookmarkRecord(
-                editionID: edition.rowID, libraryID: edition.libraryID, part: position.part, seconds: position.seconds,
-                readingOrderItem: position.readingOrderItem, device: position.device, at: position.at
-            ).insert(db)
-            try OutboxRecord(.bookmarking, position, of: edition).insert(db)
-        }
-    }
-
-    /// An edition's bookmarks, oldest first.
-    public func bookmarks(of edition: EditionRef) throws(StoreError) -> [ListeningPosition] {
-        let device = try deviceID()
-        return try readPositions { db in
-            try BookmarkRecord.filter(Column("edition_id") == edition.rowID).order(Column("at"), Column("id")).fetchAll(db)
-                .map { $0.position(ours: device) }
         }
     }
 

@@ -9,7 +9,7 @@ private let mobyDick = "urn:uuid:7d3c0004-5a1e-4c6b-9f0e-d0c5e1f00004"
 private let otherDevice = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa"
 
 /// A demo library, a store synced with it as the signed-in patron `demo`, and position sync for it.
-private final class ListeningFixture: @unchecked Sendable {
+final class ListeningFixture: @unchecked Sendable {
     let sync: SyncFixture
     var store: Store { sync.store }
     var state: DemoState { sync.state }
