@@ -163,7 +163,10 @@ import Testing
         // Each change arrived as a signal, in order.
         let changes = statuses.reduce(into: [String]()) { if $0.last != $1 { $0.append($1) } }
         #expect(changes.starts(with: ["Playing", "Paused", "Playing", "Stopped", "Playing"]), "\(statuses)")
-        try? Data(transcript.text.utf8).write(to: FileManager.default.temporaryDirectory.appendingPathComponent("shelf-mpris-transcript.txt"))
+        // The transcript for a reader (an issue note), only when asked for: SHELF_MPRIS_TRANSCRIPT=FILE.
+        if let file = ProcessInfo.processInfo.environment["SHELF_MPRIS_TRANSCRIPT"] {
+            try? Data(transcript.text.utf8).write(to: URL(fileURLWithPath: file))
+        }
         await fixture.finish()
     }
 

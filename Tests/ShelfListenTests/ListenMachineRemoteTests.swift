@@ -11,11 +11,12 @@ import Testing
     static let stopped = "Stopped at 0:15 of 2:00 (12%), chapter 2 of 5: Chapter 1. Position saved."
 
     /// A command, where the session is when it comes, what the machine asks for, what MPRIS then reports.
+    /// A resume from pause also asks the library where the other devices are (`.pullRemote`), as space does.
     static var table: [(Command, ListenMachineKeyTests.Given, status: String, (Harness) -> [Effect])] { [
         (.playPause, .playing, "Paused", { [.pause, $0.save(at(0, 15)), .push] }),
-        (.playPause, .paused, "Playing", { _ in [.play] }),
+        (.playPause, .paused, "Playing", { _ in [.play, .pullRemote] }),
         (.play, .playing, "Playing", { _ in [] }),
-        (.play, .paused, "Playing", { _ in [.play] }),
+        (.play, .paused, "Playing", { _ in [.play, .pullRemote] }),
         (.pause, .playing, "Paused", { [.pause, $0.save(at(0, 15)), .push] }),
         (.pause, .paused, "Paused", { _ in [] }),
         // Stop keeps the place: paused, saved and pushed, and said to be stopped.
