@@ -20,11 +20,11 @@ struct ListenMachine {
     /// What the player last reported, with what the effects since will have made of it.
     private(set) var player: Snapshot
     private(set) var speed = 1.0
-    private(set) var mode = Mode.player
+    var mode = Mode.player
     private(set) var tocSelection = 0
     private(set) var sleep: SleepTimer?
     private(set) var sleepStep = -1
-    private(set) var message: Message?
+    var message: Message?
     /// Nil once the parts are all on disk and the download is over.
     private(set) var download: Download?
     private(set) var lastChapter = -1
@@ -42,7 +42,7 @@ struct ListenMachine {
     private(set) var lastDraw = Date.distantPast
     private(set) var announcedBuffering: Int?
     private(set) var deviceGone = false
-    private(set) var finished = false
+    var finished = false
     /// How the session ended, once it has.
     private(set) var outcome: ListenOutcome?
 
@@ -151,7 +151,8 @@ struct ListenMachine {
     private mutating func end(_ outcome: ListenOutcome) -> [Effect] {
         var effects: [Effect] = []
         if player.state == .playing || player.state == .buffering { effects += pause() }
-        effects += save(force: true, finished: outcome == .finished)
+        // Quitting at the end, or after `F`, keeps the book finished.
+        effects += save(force: true, finished: outcome == .finished || finished)
         self.outcome = outcome
         let here = player.position
         effects.append(.stopPlayer)
@@ -281,12 +282,15 @@ struct ListenMachine {
     // MARK: - Keys
 
     private mutating func handle(_ key: Key, onDisk: Set<Int>) -> [Effect] {
+        if key == .suspend { return suspend() }
         switch mode {
         case .help:
             mode = .player
             return []
         case .contents:
             return handleContents(key, onDisk: onDisk)
+        case .prompt(let prompt):
+            return answer(key, to: prompt)
         case .player:
             break
         }
@@ -296,6 +300,8 @@ struct ListenMachine {
         case .character(" "): return togglePause()
         case .left: return skip(by: -skip)
         case .right: return skip(by: skip)
+        case .up: return skip(by: -Self.bigSkip)
+        case .down: return skip(by: Self.bigSkip)
         case .character(","): return skip(by: -5)
         case .character("."): return skip(by: 5)
         case .character("n"): return jump(toChapter: timeline.chapter(at: here) + 1)
@@ -310,7 +316,9 @@ struct ListenMachine {
             mode = .contents
             tocSelection = max(0, timeline.chapter(at: here))
         case .character("s"): return stepSleepTimer()
-        case .character("b"): return addBookmark()
+        case .character("b"): return ask(.bookmark(place(here)))
+        case .character("g"): return ask(.goTo)
+        case .character("F"): return ask(.finish)
         case .character("?"), .character("h"): mode = .help
         default: break
         }
@@ -346,13 +354,18 @@ struct ListenMachine {
             return seek(to: PlaybackPosition(part: 0, seconds: 0)) + [.play]
         case .paused:
             player.state = .playing
+            // Playing on after `F`: the book is in progress again.
+            if finished {
+                finished = false
+                message = nil
+            }
             return [.play]
         default:
             return pause() + save(force: true) + push()
         }
     }
 
-    private mutating func skip(by seconds: Double) -> [Effect] {
+    mutating func skip(by seconds: Double) -> [Effect] {
         let target = timeline.bookTime(player.position) + seconds
         return seekAndSave(timeline.place(min(max(0, target), max(0, timeline.total - 0.25))))
     }
@@ -366,7 +379,7 @@ struct ListenMachine {
         return seekAndSave(PlaybackPosition(part: chapter.part, seconds: chapter.offset))
     }
 
-    private mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
+    mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
         let effects = seek(to: position)
         if finished {
             finished = false
@@ -401,15 +414,9 @@ struct ListenMachine {
         return []
     }
 
-    private mutating func addBookmark() -> [Effect] {
-        let here = player.position
-        show("Bookmark added at \(Clock.format(timeline.bookTime(here))).")
-        return [.addBookmark(place(here))] + push()
-    }
-
     // MARK: - Effects on the player, as the machine sees them
 
-    private mutating func pause() -> [Effect] {
+    mutating func pause() -> [Effect] {
         if player.state == .playing || player.state == .buffering { player.state = .paused }
         return [.pause]
     }
@@ -420,13 +427,13 @@ struct ListenMachine {
         return [.seek(position)]
     }
 
-    private mutating func push() -> [Effect] {
+    mutating func push() -> [Effect] {
         lastPush = now
         return [.push]
     }
 
     /// Saves the heard position (unless it has not moved); `force` saves even then.
-    private mutating func save(force: Bool = false, finished: Bool = false) -> [Effect] {
+    mutating func save(force: Bool = false, finished: Bool = false) -> [Effect] {
         let here = player.position
         lastSave = now
         guard force || finished || savedPosition != here else { return [] }
@@ -446,7 +453,7 @@ struct ListenMachine {
         return [error ? .errorLine("shelf: \(text)") : .line(text)]
     }
 
-    private mutating func show(_ text: String, seconds: Double = 4) {
+    mutating func show(_ text: String, seconds: Double = 4) {
         message = Message(text: text, until: now.addingTimeInterval(seconds))
     }
 }

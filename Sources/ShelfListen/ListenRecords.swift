@@ -62,7 +62,10 @@ struct ListenRecords {
         try store.savePosition(listeningPosition(place), of: edition, percent: percent, finished: finished)
     }
 
-    func addBookmark(_ place: ListenMachine.Place) throws { try store.addBookmark(listeningPosition(place), of: edition) }
+    func addBookmark(_ place: ListenMachine.Place, name: String?) throws {
+        _ = name  // stored once bookmarks have names
+        try store.addBookmark(listeningPosition(place), of: edition)
+    }
 
     private func listeningPosition(_ place: ListenMachine.Place) -> ListeningPosition {
         ListeningPosition(
