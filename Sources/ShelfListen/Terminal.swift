@@ -117,9 +117,9 @@ final class Terminal {
         }
     }
 
-    /// Ctrl-Z: gives the terminal back and stops the process as the shell's job control expects; when the shell
-    /// continues it (`fg`), takes the terminal and the alternate screen again. The corresponding C function is
-    /// `raise(SIGTSTP)`.
+    /// Ctrl-Z: gives the terminal back and stops the process group, as the terminal itself does for Ctrl-Z outside
+    /// raw mode, so the shell's job control sees the job stopped; when the shell continues it (`fg`), takes the
+    /// terminal and the alternate screen again. The corresponding C function is `kill(0, SIGTSTP)`.
     func suspend() {
         let wasActive = active
         restore()
@@ -129,8 +129,8 @@ final class Terminal {
         sigaddset(&stop, SIGCONT)
         pthread_sigmask(SIG_UNBLOCK, &stop, nil)
         signal(SIGTSTP, SIG_DFL)
-        // Stops every thread here; returns once SIGCONT comes.
-        raise(SIGTSTP)
+        // Stops every thread here (and the rest of the job); returns once SIGCONT comes.
+        kill(0, SIGTSTP)
         pending.removeAll()
         if wasActive { enter() }
     }
