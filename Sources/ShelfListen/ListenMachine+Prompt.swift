@@ -116,7 +116,7 @@ extension ListenMachine {
     /// `F`: saved as finished and pushed, as when the end is reached; playing on (space) makes it in progress again.
     private mutating func markFinished() -> [Effect] {
         let effects = pause() + save(force: true, finished: true) + push()
-        finished = true
+        markedFinished = true
         show("Marked \(book.summary.title) finished; the library is told. Space plays on, q quits.", seconds: 3600)
         return effects
     }

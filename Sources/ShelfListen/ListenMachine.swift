@@ -42,7 +42,9 @@ struct ListenMachine {
     private(set) var lastDraw = Date.distantPast
     private(set) var announcedBuffering: Int?
     private(set) var deviceGone = false
-    var finished = false
+    private(set) var finished = false
+    /// Marked finished with `F`: kept when quitting, until playing on or a seek.
+    var markedFinished = false
     /// How the session ended, once it has.
     private(set) var outcome: ListenOutcome?
 
@@ -151,8 +153,8 @@ struct ListenMachine {
     private mutating func end(_ outcome: ListenOutcome) -> [Effect] {
         var effects: [Effect] = []
         if player.state == .playing || player.state == .buffering { effects += pause() }
-        // Quitting at the end, or after `F`, keeps the book finished.
-        effects += save(force: true, finished: outcome == .finished || finished)
+        // Quitting after `F` keeps the book finished.
+        effects += save(force: true, finished: outcome == .finished || markedFinished)
         self.outcome = outcome
         let here = player.position
         effects.append(.stopPlayer)
@@ -355,8 +357,8 @@ struct ListenMachine {
         case .paused:
             player.state = .playing
             // Playing on after `F`: the book is in progress again.
-            if finished {
-                finished = false
+            if markedFinished {
+                markedFinished = false
                 message = nil
             }
             return [.play]
@@ -381,6 +383,7 @@ struct ListenMachine {
 
     mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
         let effects = seek(to: position)
+        markedFinished = false
         if finished {
             finished = false
             message = nil

@@ -162,7 +162,7 @@ import Testing
         #expect(prompt(session)?.question == "Mark The Test Book finished? (y/N)")
         #expect(Array(session.key("y").dropLast()) == [.pause, session.save(at(0, 15), finished: true), .push])
         #expect(session.state == .paused)
-        #expect(session.machine.mode == .player)
+        #expect(session.machine.mode == .player && session.machine.markedFinished)
         #expect(session.machine.message?.text == "Marked The Test Book finished; the library is told. Space plays on, q quits.")
         // Quitting keeps it finished.
         #expect(session.key("q") == session.ending(.quit, at: at(0, 15), line: ListenMachineKeyTests.stopped, finished: true))
@@ -186,7 +186,7 @@ import Testing
         _ = session.key("F")
         _ = session.key("y")
         #expect(Array(session.key(" ").dropLast()) == [.play])
-        #expect(!session.machine.finished && session.machine.message == nil)
+        #expect(!session.machine.markedFinished && session.machine.message == nil)
         session.tick(after: 2.5)
         #expect(session.key("q").contains(session.save(at(0, 17.5))))
     }
