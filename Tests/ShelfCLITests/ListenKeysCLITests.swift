@@ -47,6 +47,14 @@ import Testing
         let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
         #expect(lines.contains { $0.hasSuffix("? help · q quit") }, "\(screen)")
         #expect(screen.contains("←/→ 10 s") && screen.contains("▶ playing"), "\(screen)")
+        // Shrunk to 20×5 while playing: it keeps drawing, cut to fit, and still takes keys.
+        try await offloaded { try tmux.run(["resize-window", "-t", "0", "-x", "20", "-y", "5"]) }
+        let small = try await tmux.press("Space", until: "❚❚ paused")
+        #expect(small.contains("❚❚ paused"), "\(small)")
+        #expect(small.split(separator: "\n").count <= 5, "\(small)")
+        try await offloaded { try tmux.run(["resize-window", "-t", "0", "-x", "80", "-y", "24"]) }
+        let back = try await tmux.press("Space", until: "▶ playing")
+        #expect(back.contains("? help · q quit") && back.contains("▶ playing"), "\(back)")
         try await offloaded { try tmux.keys("q") }
         #expect(try await exitStatus(fixture) == "EXIT=0\n")
         // --skip is kept: the next session skips 10 s without being told.
