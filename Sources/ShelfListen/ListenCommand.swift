@@ -26,7 +26,8 @@ public struct ListenCommand: ParsableCommand {
             let options = ListenOptions(
                 from: arguments.from.flatMap(Clock.parse), chapter: arguments.chapter, speed: arguments.speed,
                 screen: !arguments.noUI && Terminal.isInteractive, limit: arguments.limit.flatMap(Clock.parse),
-                sleep: arguments.sleep.flatMap(Clock.parse), skip: arguments.skip.flatMap(Clock.parse) ?? 30,
+                sleep: arguments.sleep.flatMap(Clock.parse),
+                skip: try ListenOptions.skip(asked: arguments.skip.flatMap(Clock.parse), store: store),
                 log: arguments.global.logger)
             let session = try ListenSession(
                 store: store, library: library, home: arguments.global.resolvedHome,

@@ -78,7 +78,10 @@ extension ListenMachine {
         /// Save the heard position, answered by `saved` or `saveFailed`.
         case savePosition(Place, percent: Double?, finished: Bool)
         case saveSpeed(Double)
-        case addBookmark(Place)
+        /// Add a bookmark, named or not.
+        case addBookmark(Place, name: String?)
+        /// Give the terminal back and stop the process (Ctrl-Z) until the shell's `fg`; then take the screen again.
+        case suspend
         /// Send queued positions and bookmarks to the library in the background.
         case push
         case seek(PlaybackPosition)
@@ -112,7 +115,11 @@ extension ListenMachine {
         case pullRemote
     }
 
-    enum Mode: Equatable { case player, contents, help, bookmarks }
+    enum Mode: Equatable {
+        case player, contents, help, bookmarks
+        /// A one-line question on the message line, answered by typing.
+        case prompt(Prompt)
+    }
 
     /// A line on the screen until `until`.
     struct Message: Equatable {

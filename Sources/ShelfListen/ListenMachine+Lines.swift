@@ -14,8 +14,7 @@ extension ListenMachine {
     }
 
     func chapterLine(_ chapter: Int, at position: PlaybackPosition) -> String {
-        "Chapter \(chapter + 1) of \(book.chapters.count): \(book.chapters[chapter].title) "
-            + "at \(Clock.format(timeline.bookTime(position)))."
+        "\(ListenScreen.chapterLabel(chapter, of: book)) at \(Clock.format(timeline.bookTime(position)))."
     }
 
     /// Why playing cannot go on into `part`: the download's failure, or a file gone missing after it finished.
@@ -39,6 +38,6 @@ extension ListenMachine {
         let percent = timeline.total > 0 ? Int(time / timeline.total * 100) : 0
         let listenedText = outcome == .limitReached ? "Listened for \(Clock.format(listened)); " : ""
         return listenedText + "Stopped at \(Clock.format(time)) of \(Clock.format(timeline.total)) (\(percent)%), "
-            + "chapter \(chapter + 1) of \(book.chapters.count): \(book.chapters[chapter].title). Position saved."
+            + "in \(ListenScreen.chapterLabel(chapter, of: book)). Position saved."
     }
 }

@@ -20,7 +20,7 @@ struct ListenMachine {
     /// What the player last reported, with what the effects since will have made of it.
     private(set) var player: Snapshot
     private(set) var speed = 1.0
-    internal(set) var mode = Mode.player
+    var mode = Mode.player
     private(set) var tocSelection = 0
     private(set) var sleep: SleepTimer?
     private(set) var sleepStep = -1
@@ -30,7 +30,7 @@ struct ListenMachine {
     var fade = 1.0
     /// Stopped from MPRIS: paused, and said to be stopped until played again.
     var remoteStopped = false
-    private(set) var message: Message?
+    var message: Message?
     /// Nil once the parts are all on disk and the download is over.
     private(set) var download: Download?
     private(set) var lastChapter = -1
@@ -51,6 +51,8 @@ struct ListenMachine {
     var failedParts: [Int: String] = [:]
     private(set) var deviceGone = false
     private(set) var finished = false
+    /// Marked finished with `F`: kept when quitting, until playing on or a seek.
+    var markedFinished = false
     /// How the session ended, once it has.
     private(set) var outcome: ListenOutcome?
     /// The bookmarks screen and the positions pulled while playing (`ListenMachine+Bookmarks.swift`).
@@ -179,7 +181,8 @@ struct ListenMachine {
     mutating func end(_ outcome: ListenOutcome) -> [Effect] {
         var effects: [Effect] = []
         if player.state == .playing || player.state == .buffering { effects += pause() }
-        effects += save(force: true, finished: outcome == .finished)
+        // Quitting after `F` keeps the book finished.
+        effects += save(force: true, finished: outcome == .finished || markedFinished)
         self.outcome = outcome
         let here = player.position
         effects.append(.stopPlayer)
@@ -297,6 +300,7 @@ struct ListenMachine {
     // MARK: - Keys
 
     private mutating func handle(_ key: Key, onDisk: Set<Int>) -> [Effect] {
+        if key == .suspend { return suspend() }
         switch mode {
         case .help:
             mode = .player
@@ -305,6 +309,8 @@ struct ListenMachine {
             return handleContents(key, onDisk: onDisk)
         case .bookmarks:
             return handleBookmarks(key)
+        case .prompt(let prompt):
+            return answer(key, to: prompt)
         case .player:
             break
         }
@@ -314,6 +320,8 @@ struct ListenMachine {
         case .character(" "): return togglePause()
         case .left: return skip(by: -skip)
         case .right: return skip(by: skip)
+        case .up: return skip(by: -Self.bigSkip)
+        case .down: return skip(by: Self.bigSkip)
         case .character(","): return skip(by: -5)
         case .character("."): return skip(by: 5)
         case .character("n"): return jump(toChapter: timeline.chapter(at: here) + 1)
@@ -328,7 +336,9 @@ struct ListenMachine {
             mode = .contents
             tocSelection = max(0, timeline.chapter(at: here))
         case .character("s"): return stepSleepTimer()
-        case .character("b"): return addBookmark()
+        case .character("b"): return ask(.bookmark(place(here)))
+        case .character("g"): return ask(.goTo)
+        case .character("F"): return ask(.finish)
         case .character("9"): return changeVolume(by: -0.1)
         case .character("0"): return changeVolume(by: 0.1)
         case .character("m"): return toggleMute()
@@ -370,6 +380,11 @@ struct ListenMachine {
             return seek(to: PlaybackPosition(part: 0, seconds: 0)) + [.play]
         case .paused:
             player.state = .playing
+            // Playing on after `F`: the book is in progress again.
+            if markedFinished {
+                markedFinished = false
+                message = nil
+            }
             return [.play] + pullRemote()
         default:
             return pause() + save(force: true) + push()
@@ -392,6 +407,7 @@ struct ListenMachine {
 
     mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
         let effects = seek(to: position)
+        markedFinished = false
         if finished {
             finished = false
             message = nil
@@ -424,12 +440,6 @@ struct ListenMachine {
             show("Sleep timer: end of this chapter.")
         }
         return []
-    }
-
-    private mutating func addBookmark() -> [Effect] {
-        let here = player.position
-        show("Bookmark added at \(Clock.format(timeline.bookTime(here))).")
-        return [.addBookmark(place(here))] + push()
     }
 
     // MARK: - Effects on the player, as the machine sees them

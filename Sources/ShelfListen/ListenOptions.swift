@@ -16,8 +16,8 @@ struct ListenOptions {
     var limit: Double?
     /// A sleep timer set from the start.
     var sleep: Double?
-    /// What ←/→ skip, in seconds.
-    var skip: Double = 30
+    /// What ←/→ skip, in seconds (`--skip`, kept for next time).
+    var skip: Double = ListenOptions.defaultSkip
     var log: (@Sendable (String) -> Void)?
 }
 

@@ -8,19 +8,28 @@ enum ListenScreen {
     /// The screen for the machine's mode: the player, the table of contents or the keys.
     static func lines(of machine: ListenMachine, skip: Double, rows: Int, columns: Int) -> [String] {
         let timeline = machine.timeline
+        let rows = max(1, rows)
+        let columns = max(1, columns)
         switch machine.mode {
-        case .help: return help(skip: skip)
+        case .help: return help(skip: skip, rows: rows, columns: columns)
         case .bookmarks:
-            return bookmarks(machine.sync.bookmarks, book: machine.book, timeline: timeline, selection: machine.sync.selection,
-                             message: machine.message?.text, rows: rows)
+            let lines = bookmarks(machine.sync.bookmarks, book: machine.book, timeline: timeline, selection: machine.sync.selection,
+                                  message: machine.message?.text, rows: rows)
+            return lines.prefix(rows).map { TextWidth.fit($0, to: columns) }
         case .contents:
-            return contents(book: machine.book, timeline: timeline, selection: machine.tocSelection,
-                            current: timeline.chapter(at: machine.player.position), message: machine.message?.text, rows: rows)
-        case .player:
+            let lines = contents(book: machine.book, timeline: timeline, selection: machine.tocSelection,
+                                 current: timeline.chapter(at: machine.player.position), message: machine.message?.text, rows: rows)
+            return lines.prefix(rows).map { TextWidth.fit($0, to: columns) }
+        case .player, .prompt:
+            var message = machine.message?.text
+            if case .prompt(let prompt) = machine.mode {
+                // The end of what is typed stays in sight, with a cursor after it.
+                message = TextWidth.tail("\(prompt.question) \(prompt.text)▏", max(1, columns - 2))
+            }
             return player(
                 book: machine.book, timeline: timeline, position: machine.player.position, state: machine.player.state,
                 speed: machine.speed, sleep: machine.sleep, downloading: machine.download != nil,
-                message: machine.message?.text, width: columns,
+                message: message, skip: skip, rows: rows, width: columns,
                 waitingFor: machine.player.state == .buffering ? machine.player.bufferingPart : nil,
                 volume: machine.volumeLabel)
         }
@@ -28,29 +37,31 @@ enum ListenScreen {
 
     static func player(
         book: Audiobook, timeline: Timeline, position: PlaybackPosition, state: Player.State, speed: Double,
-        sleep: SleepTimer?, downloading: Bool, message: String?, width: Int, waitingFor: Int? = nil,
-        volume: String? = nil
+        sleep: SleepTimer?, downloading: Bool, message: String?, skip: Double = 30, rows: Int = 24, width: Int,
+        waitingFor: Int? = nil, volume: String? = nil
     ) -> [String] {
         let summary = book.summary
         let chapterIndex = timeline.chapter(at: position)
-        let chapter = book.chapters[chapterIndex]
         let time = timeline.bookTime(position)
         let chapterStart = timeline.chapterStart(chapterIndex)
         let chapterLength = timeline.chapterEnd(chapterIndex) - chapterStart
         let total = timeline.total
         let percent = total > 0 ? Int(time / total * 100) : 0
-        var lines = [
-            "",
-            "  " + Output.bold(summary.title),
-            "  " + [summary.authors.isEmpty ? nil : "by \(summary.authors)",
-                    summary.narrators.isEmpty ? nil : "read by \(summary.narrators)"].compactMap { $0 }.joined(separator: " · "),
-            "",
-            "  Chapter \(chapterIndex + 1) of \(book.chapters.count): \(chapter.title)",
-            "  chapter  \(Clock.format(time - chapterStart)) / \(Clock.format(chapterLength))"
-                + "   −\(Clock.format(max(0, chapterLength - (time - chapterStart))))",
-            "  book     \(Clock.format(time)) / \(Clock.format(total))   −\(Clock.format(max(0, total - time)))   \(percent)%",
-            "  " + bar(fraction: total > 0 ? time / total : 0, width: max(10, min(width - 4, 72))),
-            "",
+        let byline = [summary.authors.isEmpty ? nil : "by \(summary.authors)",
+                      summary.narrators.isEmpty ? nil : "read by \(summary.narrators)"].compactMap { $0 }.joined(separator: " · ")
+        // Each line with its rank: when the window is short, the highest go first (see `Layout`).
+        var lines: [Layout.Line] = [
+            .init("", rank: 100),
+            .init("  " + Output.bold(summary.title), rank: 20),
+            .init("  " + byline, rank: 90),
+            .init("", rank: 99),
+            .init("  " + chapterLabel(chapterIndex, of: book), rank: 25),
+            .init("  chapter  \(Clock.format(time - chapterStart)) / \(Clock.format(chapterLength))"
+                  + "   −\(Clock.format(max(0, chapterLength - (time - chapterStart))))", rank: 80),
+            .init("  book     \(Clock.format(time)) / \(Clock.format(total))   −\(Clock.format(max(0, total - time)))   \(percent)%",
+                  rank: 12),
+            .init("  " + bar(fraction: total > 0 ? time / total : 0, width: max(1, min(width - 4, 72))), rank: 70),
+            .init("", rank: 98),
         ]
         var status = [stateLabel(state), ListenMachine.speedLabel(speed)]
         switch sleep {
@@ -62,12 +73,27 @@ enum ListenScreen {
         if let download = downloadStatus(book: book, downloading: downloading, waitingFor: waitingFor) {
             status.append(download)
         }
-        lines.append("  " + status.joined(separator: " · "))
-        lines.append("  " + (message ?? ""))
-        lines.append("")
-        lines.append(Output.dim("  space pause · ←/→ 30 s · ,/. 5 s · n/p chapter · [/] speed · t contents · s sleep · "
-                                + "b bookmark · ? help · q quit"))
-        return lines
+        lines.append(.init("  " + status.joined(separator: " · "), rank: 5))
+        lines.append(.init("  " + (message ?? ""), rank: message == nil ? 50 : 15))
+        lines.append(.init("", rank: 97))
+        return Layout.fit(lines, hints: hints(skip: skip), rows: rows, columns: width)
+    }
+
+    /// "Chapter 1 (2 of 7)": the entry's own title, then where it is in the contents (whose first entry may be
+    /// opening credits, so its number is not the chapter's).
+    static func chapterLabel(_ index: Int, of book: Audiobook) -> String {
+        "\(book.chapters[index].title) (\(index + 1) of \(book.chapters.count))"
+    }
+
+    /// What ←/→ skip, as the hint and help say it: "10 s", "1:30".
+    static func skipLabel(_ skip: Double) -> String {
+        skip < 60 ? "\(Int(skip.rounded())) s" : Clock.format(skip)
+    }
+
+    /// The key hints under the player, most used first; `? help` and `q quit` are always shown.
+    static func hints(skip: Double) -> [String] {
+        ["space pause", "←/→ \(skipLabel(skip))", "↑/↓ 5 min", ",/. 5 s", "n/p chapter", "[/] speed", "g go to",
+         "t contents", "s sleep", "b bookmark", "B bookmarks", "9/0 volume", "m mute", "F finished"]
     }
 
     static func stateLabel(_ state: Player.State) -> String {
@@ -106,24 +132,31 @@ enum ListenScreen {
         return lines
     }
 
-    static func help(skip: Double) -> [String] {
+    /// The keys, one per line, for the help screen.
+    static func helpEntries(skip: Double) -> [(keys: String, what: String)] {
         [
-            "", "  " + Output.bold("Keys"), "",
-            "  space      play / pause",
-            "  ← / →      back / forward \(Int(skip)) s",
-            "  , / .      back / forward 5 s",
-            "  n / p      next chapter / start of this chapter (again: the one before)",
-            "  [ / ]      slower / faster by 0.25× (0.5× to 3×, pitch kept)",
-            "  t          table of contents",
-            "  s          sleep timer: 15, 30, 45, 60 min, end of chapter, off",
-            "  b          bookmark this place",
-            "  9 / 0      volume down / up by 10%",
-            "  m          mute / unmute",
-            "  B          bookmarks: jump to one or delete it",
-            "  j          jump to where another device is ahead (when offered)",
-            "  ?          this help",
-            "  q          quit (the position is saved)",
-            "", "  Press any key to go back.",
+            ("space", "play / pause"),
+            ("← / →", "back / forward \(skipLabel(skip)) (--skip, kept)"),
+            ("↑ / ↓", "back / forward 5 min"),
+            (", / .", "back / forward 5 s"),
+            ("n / p", "next chapter / start of this (again: the one before)"),
+            ("[ / ]", "slower / faster by 0.25× (0.5× to 3×, pitch kept)"),
+            ("g", "go to a time: 1:23:00, 83:00, 45 (s) or 50%"),
+            ("t", "table of contents"),
+            ("s", "sleep timer: 15, 30, 45, 60 min, end of chapter, off"),
+            ("b", "bookmark this place (a name is asked)"),
+            ("B", "bookmarks: jump to one or delete it"),
+            ("j", "jump to where another device is ahead (when offered)"),
+            ("9 / 0", "volume down / up by 10%"),
+            ("m", "mute / unmute"),
+            ("F", "mark the book finished"),
+            ("Ctrl-Z", "suspend (paused; fg brings it back)"),
+            ("?", "this help"),
+            ("q", "quit (the position is saved)"),
         ]
+    }
+
+    static func help(skip: Double, rows: Int = 24, columns: Int = 80) -> [String] {
+        Layout.help(helpEntries(skip: skip), rows: max(1, rows), columns: max(1, columns))
     }
 }

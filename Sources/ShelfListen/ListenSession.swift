@@ -264,7 +264,10 @@ final class ListenSession {
                 return send(.saveFailed("\(error)"))
             }
         case .saveSpeed(let speed): try records.saveSpeed(speed)
-        case .addBookmark(let place): try records.addBookmark(place)
+        case .addBookmark(let place, let name): try records.addBookmark(place, name: name)
+        case .suspend:
+            terminal?.suspend()
+            redrawWanted = true
         case .push: positions?.push()
         case .seek(let position):
             try player.seek(to: position)

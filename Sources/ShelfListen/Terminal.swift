@@ -13,6 +13,10 @@ enum Key: Equatable {
     case enter, escape
     /// Ctrl-C, which in raw mode arrives as a byte, not a signal.
     case interrupt
+    /// Backspace (DEL or Ctrl-H).
+    case backspace
+    /// Ctrl-Z, which in raw mode arrives as a byte, not a signal.
+    case suspend
 }
 
 /// The controlling terminal in raw mode for the full-screen player: keys arrive without Enter and without echo,
@@ -92,14 +96,43 @@ final class Terminal {
             // A sequence cut between reads: wait for the rest.
             return nil
         }
+        // A character typed in a prompt may take several bytes (UTF-8): wait for all of them.
+        if first >= 0xC0 {
+            let length = first >= 0xF0 ? 4 : first >= 0xE0 ? 3 : 2
+            guard pending.count >= length else { return nil }
+            let bytes = pending.prefix(length)
+            pending.removeFirst(length)
+            guard let text = String(validating: bytes, as: UTF8.self), let character = text.first else { return nil }
+            return .character(character)
+        }
         pending.removeFirst()
         switch first {
         case 0x03: return .interrupt
+        case 0x1A: return .suspend
+        case 0x7F, 0x08: return .backspace
         case 0x0D, 0x0A: return .enter
         default:
             guard first < 0x80 else { return nil }
             return .character(Character(UnicodeScalar(first)))
         }
+    }
+
+    /// Ctrl-Z: gives the terminal back and stops the process group, as the terminal itself does for Ctrl-Z outside
+    /// raw mode, so the shell's job control sees the job stopped; when the shell continues it (`fg`), takes the
+    /// terminal and the alternate screen again. The corresponding C function is `kill(0, SIGTSTP)`.
+    func suspend() {
+        let wasActive = active
+        restore()
+        var stop = sigset_t()
+        sigemptyset(&stop)
+        sigaddset(&stop, SIGTSTP)
+        sigaddset(&stop, SIGCONT)
+        pthread_sigmask(SIG_UNBLOCK, &stop, nil)
+        signal(SIGTSTP, SIG_DFL)
+        // Stops every thread here (and the rest of the job); returns once SIGCONT comes.
+        kill(0, SIGTSTP)
+        pending.removeAll()
+        if wasActive { enter() }
     }
 
     /// Rows and columns of the window.
@@ -120,24 +153,8 @@ final class Terminal {
         write(frame)
     }
 
-    /// Cuts a line (which may hold colour escapes) to `columns` visible characters.
-    static func fit(_ line: String, to columns: Int) -> String {
-        var visible = 0
-        var result = ""
-        var inEscape = false
-        for character in line {
-            if character == "\u{1B}" { inEscape = true }
-            if inEscape {
-                result.append(character)
-                if character.isLetter { inEscape = false }
-                continue
-            }
-            guard visible < columns else { continue }
-            result.append(character)
-            visible += 1
-        }
-        return result + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
-    }
+    /// Cuts a line (which may hold colour escapes) to `columns` columns of the terminal.
+    static func fit(_ line: String, to columns: Int) -> String { TextWidth.fit(line, to: columns) }
 
     private func write(_ text: String) {
         var bytes = Array(text.utf8)

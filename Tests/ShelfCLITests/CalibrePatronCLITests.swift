@@ -55,8 +55,8 @@ struct CalibrePatronCLITests {
         #expect(listen.status == 0, "\(listen.stderr)")
         let lines = listen.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "Playing The Lighthouse Keeper at 0:00 of 0:06, 1.0× speed.", "\(lines)")
-        #expect(lines.filter { $0.hasPrefix("Chapter ") } == [
-            "Chapter 2 of 3: The Storm at 0:02.", "Chapter 3 of 3: Morning at 0:04.",
+        #expect(lines.filter { $0.contains(" of 3) at ") } == [
+            "The Storm (2 of 3) at 0:02.", "Morning (3 of 3) at 0:04.",
         ], "\(lines)")
         #expect(lines.last == "Finished The Lighthouse Keeper.")
         let show = try await shelf.run(["show", keeper.shortID])

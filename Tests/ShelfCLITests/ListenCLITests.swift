@@ -102,7 +102,7 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.first == "Playing The Adventures of Sherlock Holmes at 0:06 of 0:12, 1.0× speed.", "\(lines)")
-        #expect(lines.contains { $0.hasPrefix("Chapter 5 of 5: Chapter 4 at 0:09") }, "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("Chapter 4 (5 of 5) at 0:09") }, "\(lines)")
         #expect(lines.last == "Finished The Adventures of Sherlock Holmes.")
         let state = try listening(fixture)
         #expect(state.consumption == .finished)
@@ -508,7 +508,7 @@ extension ListenCLITests {
         let total = lengths.reduce(0, +)
         let started = command(fixture, "--from 0:01")
         try await offloaded { try tmux.start(started) }
-        var screen = try await offloaded { try tmux.waitFor("Chapter 2 of 5: Chapter 1") }
+        var screen = try await offloaded { try tmux.waitFor("Chapter 1 (2 of 5)") }
         #expect(screen.contains("The Adventures of Sherlock Holmes"), "\(screen)")
         #expect(screen.contains("▶ playing"))
         screen = try await tmux.press("Space", until: "paused")
@@ -552,12 +552,13 @@ extension ListenCLITests {
         position = try await waitForPosition(fixture, part: 0, seconds: 1)
         #expect(position?.part == 0 && abs((position?.seconds ?? 0) - 1) < 0.01, "\(String(describing: position))")
         // b: a bookmark, sent to the library with the bookmarking motivation.
-        screen = try await tmux.press("b", until: "Bookmark added at 0:01.")
+        screen = try await tmux.press("b", until: "name (enter to skip)")
+        screen = try await tmux.press("Enter", until: "Bookmark added at 0:01.")
         #expect(screen.contains("Bookmark added at 0:01."), "\(screen)")
         // ? shows the keys; any key goes back.
         screen = try await tmux.press("?", until: "Keys")
         #expect(screen.contains("table of contents"), "\(screen)")
-        _ = try await tmux.press("x", until: "Chapter 2 of 5")
+        _ = try await tmux.press("x", until: "Chapter 1 (2 of 5)")
         try await offloaded { try tmux.keys("q") }
         #expect(try await exitStatus(fixture) == "EXIT=0\n")
         let marks = await fixture.server.state.annotations(for: "demo", workID: Self.sherlock).filter { $0.motivation == .bookmarking }

@@ -15,7 +15,7 @@ import Testing
         return session
     }
 
-    private let stoppedInPartTwo = "Stopped at 0:59 of 2:00 (49%), chapter 3 of 5: Chapter 2. Position saved."
+    private let stoppedInPartTwo = "Stopped at 0:59 of 2:00 (49%), in Chapter 2 (3 of 5). Position saved."
 
     @Test func bufferingIsAnnouncedOncePerPartWhileItDownloads() {
         var session = buffering(screen: true)
@@ -82,7 +82,7 @@ import Testing
 
     @Test func aLostDeviceWithoutAScreenEnds() {
         var session = Harness(screen: false)
-        let stopped = "Stopped at 0:15 of 2:00 (12%), chapter 2 of 5: Chapter 1. Position saved."
+        let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."
         #expect(session.send(.deviceLost(session.snapshot)) == [
             .pause, session.save(at(0, 15)),
             .errorLine("shelf: the audio device went away at 0:15; the position is saved. Run shelf listen again to go on."),

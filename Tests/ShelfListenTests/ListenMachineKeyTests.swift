@@ -53,7 +53,7 @@ import Testing
         }
     }
 
-    static let stopped = "Stopped at 0:15 of 2:00 (12%), chapter 2 of 5: Chapter 1. Position saved."
+    static let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."
 
     static var player: [Row] { [
         Row(" ") { [.pause, $0.save(at(0, 15)), .push] },
@@ -68,13 +68,17 @@ import Testing
         Row("]", message: "Speed 1.25×.") { _ in [.setSpeed(1.25), .saveSpeed(1.25)] },
         Row("t", mode: .contents),
         Row("s", message: "Sleep timer: 15 minutes."),
-        Row("b", message: "Bookmark added at 0:15.") { [.addBookmark($0.place(at(0, 15))), .push] },
+        Row("b", mode: .prompt(.init(purpose: .bookmark(Harness().place(at(0, 15))),
+                                     question: "Bookmark at 0:15, name (enter to skip):"))),
         Row("?", mode: .help),
         Row("h", mode: .help),
         Row("q") { [.pause] + $0.ending(.quit, at: at(0, 15), line: stopped) },
         Row("Q") { [.pause] + $0.ending(.quit, at: at(0, 15), line: stopped) },
         Row(.interrupt) { [.pause] + $0.ending(.quit, at: at(0, 15), line: stopped) },
-        Row(.up), Row(.down), Row(.enter), Row(.escape), Row("k"),
+        // ↑/↓ jump 5 minutes, clamped within the book (tested in ListenMachinePromptTests).
+        Row(.up, position: at(0, 0)) { [.seek(at(0, 0)), $0.save(at(0, 0))] },
+        Row(.down, position: at(3, 29.75)) { [.seek(at(3, 29.75)), $0.save(at(3, 29.75))] },
+        Row(.enter), Row(.escape), Row("k"),
         // With no other device ahead there is nothing to jump to (ListenMachineBookmarksTests has the offer).
         Row("j", message: "No other device is ahead of this one."), Row("x"),
     ] }
@@ -110,6 +114,7 @@ import Testing
         case .contents: _ = session.key("t")
         case .help: _ = session.key("?")
         case .bookmarks: _ = session.key("B")
+        case .prompt: _ = session.key("g")
         }
         row.given.apply(to: &session)
         let expected = row.effects(session)
@@ -173,9 +178,9 @@ import Testing
         ("] at the fastest", Row("]", speed: 3)),
         ("] from 2.75", Row("]", speed: 2.75, message: "Speed 3.0×.") { _ in [.setSpeed(3), .saveSpeed(3)] }),
         ("[ from 1.25", Row("[", speed: 1.25, message: "Speed 1.0×.") { _ in [.setSpeed(1), .saveSpeed(1)] }),
-        ("b in another part", Row("b", .at(at(2, 4)), message: "Bookmark added at 1:04.") {
-            [.addBookmark($0.place(at(2, 4))), .push]
-        }),
+        ("b in another part asks a name for a bookmark there",
+         Row("b", .at(at(2, 4)), mode: .prompt(.init(purpose: .bookmark(Harness().place(at(2, 4))),
+                                                     question: "Bookmark at 1:04, name (enter to skip):")))),
         ("t selects the chapter playing", Row("t", .at(at(3, 1)), mode: .contents)),
         ("q while paused does not pause again",
          Row("q", .paused) { $0.ending(.quit, at: at(0, 15), line: stopped) }),

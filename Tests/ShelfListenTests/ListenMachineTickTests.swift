@@ -55,7 +55,7 @@ import Testing
     @Test func aNewChapterIsSavedAndSaidWithoutAScreen() {
         var session = Harness(screen: false, at: at(0, 28))
         session.tick(after: 1)
-        #expect(session.tick(after: 1) == [session.save(at(1, 0)), .line("Chapter 3 of 5: Chapter 2 at 0:30.")])
+        #expect(session.tick(after: 1) == [session.save(at(1, 0)), .line("Chapter 2 (3 of 5) at 0:30.")])
         var screen = Harness(at: at(0, 28))
         screen.quietTick(after: 1)
         #expect(screen.quietTick(after: 1) == [screen.save(at(1, 0))])
@@ -69,7 +69,7 @@ import Testing
         #expect(session.tick(after: 1) == [.setVolume(1), session.save(at(0, 2))])
         #expect(session.tick(after: 1) == [.setVolume(0.8)])
         #expect(session.tick(after: 1) == [.setVolume(0.6), session.save(at(0, 4))])
-        #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 2 of 5: Chapter 1 at 0:05.")])
+        #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 1 (2 of 5) at 0:05.")])
         #expect(session.tick(after: 1) == [.setVolume(0.2)])
         #expect(session.tick(after: 1) == [
             .setVolume(0), .pause, .seek(at(0, 7)), .setVolume(1), session.save(at(0, 7)), .push,
@@ -116,7 +116,7 @@ import Testing
         session.state = .paused
         session.tick(after: 100)
         session.state = .playing
-        let line = "Listened for 0:05; Stopped at 0:20 of 2:00 (16%), chapter 2 of 5: Chapter 1. Position saved."
+        let line = "Listened for 0:05; Stopped at 0:20 of 2:00 (16%), in Chapter 1 (2 of 5). Position saved."
         #expect(session.tick(after: 1) == [.pause] + session.ending(.limitReached, at: at(0, 20), line: line, screen: false))
         #expect(session.machine.outcome == .limitReached)
     }
@@ -155,7 +155,7 @@ import Testing
     }
 
     @Test func signalsAndAClosedTerminalEndWithTheirOutcome() {
-        let stopped = "Stopped at 0:15 of 2:00 (12%), chapter 2 of 5: Chapter 1. Position saved."
+        let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."
         for number in [SIGTERM, SIGHUP, SIGINT] {
             var session = Harness()
             #expect(session.send(.signal(number, session.snapshot)) == [.pause] + session.ending(.signal(number), at: at(0, 15), line: stopped))

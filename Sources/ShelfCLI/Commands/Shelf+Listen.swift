@@ -28,7 +28,7 @@ package struct ListenArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Set the sleep timer from the start (30m).", valueName: "time"))
     package var sleep: String?
 
-    @Option(name: .long, help: ArgumentHelp("What ← and → skip (default 30s).", valueName: "time"))
+    @Option(name: .long, help: ArgumentHelp("What ← and → skip (default 30s); kept for the next time.", valueName: "time"))
     package var skip: String?
 
     package func validate() throws {
@@ -56,14 +56,18 @@ package struct ListenArguments: ParsableArguments {
         Vorbis and Opus chapter comments.
 
         KEYS
-          space  play or pause          ← →  back or forward 30 s (--skip)
-          , .    back or forward 5 s    n p  next chapter, start of this (or the previous) chapter
+          space  play or pause          ← →  back or forward 30 s (--skip, kept)
+          ↑ ↓    back or forward 5 min  , .  back or forward 5 s
+          n p    next chapter, start of this (or the previous) chapter
           [ ]    speed −/+ 0.25×        t    table of contents (chapters not downloaded cannot be picked)
+          g      go to a time: 1:23:00, 83:00, 45 (seconds) or 50%
           s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
-          b      bookmark               ?    help             q  quit
-          9 0    volume −/+ 10%         m    mute or unmute
+          b      bookmark, named        F    mark finished (asks y/N)
           B      bookmarks: every device's; enter jumps there, d deletes (here and on the library)
           j      jump to where another device is ahead (offered when the library says so)
+          9 0    volume −/+ 10%         m    mute or unmute
+          Ctrl-Z suspend, paused (fg brings it back)
+          ?      help                   q    quit
 
         While playing, the library is asked for your other devices' positions every minute and on \
         resume from pause; when one is more than 30 s ahead, the player says so ("Another device (NAME) \

@@ -1,0 +1,19 @@
+import Foundation
+import ShelfCore
+
+extension ListenOptions {
+    /// What ←/→ skip when `--skip` was never given.
+    static let defaultSkip: Double = 30
+    /// Where the last `--skip` is kept (the positions database's `setting` table).
+    static let skipSetting = "listen.skip"
+
+    /// What ←/→ skip: `asked` (kept for the next session), else the last one asked, else 30 s.
+    static func skip(asked: Double?, store: Store) throws -> Double {
+        if let asked {
+            try store.setSetting(skipSetting, to: String(asked))
+            return asked
+        }
+        guard let kept = try store.setting(skipSetting).flatMap(Double.init), kept.isFinite, kept > 0 else { return defaultSkip }
+        return kept
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+
+/// How many columns of a terminal text takes: colour escapes none, combining marks none, East Asian wide
+/// characters and emoji two, everything else (the ▶ ❚ █ ░ … glyphs the screen uses) one.
+enum TextWidth {
+    /// The columns `text` takes on the screen.
+    static func of(_ text: String) -> Int {
+        var width = 0
+        var inEscape = false
+        for character in text {
+            if character == "\u{1B}" { inEscape = true }
+            if inEscape {
+                if character.isLetter { inEscape = false }
+                continue
+            }
+            width += of(character)
+        }
+        return width
+    }
+
+    static func of(_ character: Character) -> Int {
+        guard let scalar = character.unicodeScalars.first else { return 0 }
+        let value = scalar.value
+        if value < 0x20 || value == 0x7F { return 0 }
+        if scalar.properties.generalCategory == .nonspacingMark || scalar.properties.generalCategory == .enclosingMark {
+            return 0
+        }
+        return isWide(value) ? 2 : 1
+    }
+
+    private static func isWide(_ value: UInt32) -> Bool {
+        switch value {
+        case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+             0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6, 0x1F300...0x1F64F,
+             0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+            true
+        default:
+            false
+        }
+    }
+
+    /// `line` cut to `columns` columns; its colour escapes are kept (and reset at the end when it has any).
+    static func fit(_ line: String, to columns: Int) -> String {
+        var visible = 0
+        var result = ""
+        var inEscape = false
+        var full = false
+        for character in line {
+            if character == "\u{1B}" { inEscape = true }
+            if inEscape {
+                result.append(character)
+                if character.isLetter { inEscape = false }
+                continue
+            }
+            let width = of(character)
+            guard !full, visible + width <= columns else {
+                full = true
+                continue
+            }
+            result.append(character)
+            visible += width
+        }
+        return result + (line.contains("\u{1B}") ? "\u{1B}[0m" : "")
+    }
+
+    /// The end of `text` that fits in `columns` columns (for a prompt, where the typing is at the end).
+    static func tail(_ text: String, _ columns: Int) -> String {
+        guard of(text) > columns else { return text }
+        var result = ""
+        var width = 0
+        for character in text.reversed() {
+            let next = of(character)
+            guard width + next <= columns else { break }
+            result.insert(character, at: result.startIndex)
+            width += next
+        }
+        return result
+    }
+}

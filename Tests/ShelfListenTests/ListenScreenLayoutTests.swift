@@ -1,0 +1,154 @@
+import Foundation
+import ShelfPlayback
+import Testing
+@testable import ShelfCore
+@testable import ShelfListen
+
+/// The player's screen at every window size: never more lines than rows, never a line wider than the columns
+/// (counted in terminal columns, the ▶ ❚ █ ░ glyphs included), and what must stay in sight does.
+@Suite struct ListenScreenLayoutTests {
+    private func lines(_ session: Harness, rows: Int, columns: Int, skip: Double = 30) -> [String] {
+        ListenScreen.lines(of: session.machine, skip: skip, rows: rows, columns: columns)
+    }
+
+    /// Sessions in each mode, with a message and a prompt typed long.
+    private var sessions: [(String, Harness)] {
+        var player = Harness()
+        _ = player.key("]")
+        var prompt = Harness()
+        _ = prompt.key("b")
+        for character in "A very long name for a bookmark, much wider than any window it is typed in — 長い名前" {
+            _ = prompt.key(character)
+        }
+        var contents = Harness()
+        _ = contents.key("t")
+        var help = Harness()
+        _ = help.key("?")
+        var paused = Harness()
+        _ = paused.key(" ")
+        return [("player", player), ("prompt", prompt), ("contents", contents), ("help", help), ("paused", paused)]
+    }
+
+    @Test func noSizeDrawsMoreThanFits() {
+        for (name, session) in sessions {
+            for rows in 1...30 {
+                for columns in Array(1...24) + Array(stride(from: 25, through: 130, by: 7)) {
+                    let screen = lines(session, rows: rows, columns: columns)
+                    #expect(screen.count <= rows, "\(name) \(columns)×\(rows)")
+                    let wide = screen.first { TextWidth.of($0) > columns }
+                    #expect(wide == nil, "\(name) \(columns)×\(rows): \(wide ?? "")")
+                }
+            }
+        }
+    }
+
+    @Test func at80x24EverythingShowsWithHelpAndQuit() {
+        let screen = lines(Harness(), rows: 24, columns: 80)
+        let text = screen.joined(separator: "\n")
+        for wanted in ["The Test Book", "by A. Writer · read by A. Reader", "Chapter 1 (2 of 5)", "chapter  0:10 / 0:25   −0:15",
+                       "book     0:15 / 2:00   −1:45   12%", "█", "▶ playing · 1.0×", "? help", "q quit", "space pause",
+                       "←/→ 30 s", "↑/↓ 5 min", "g go to", "b bookmark", "F finished"] {
+            #expect(text.contains(wanted), "\(wanted) in\n\(text)")
+        }
+        // The hints take two lines at most, the last ending with help and quit.
+        let hints = screen.suffix(2)
+        #expect(hints.last?.hasSuffix("? help · q quit") == true, "\(screen)")
+        #expect(screen.count <= 24)
+    }
+
+    @Test func at60x15TheEssentialsStay() {
+        var session = Harness()
+        _ = session.key("s")
+        let screen = lines(session, rows: 15, columns: 60)
+        let text = screen.joined(separator: "\n")
+        #expect(screen.count <= 15)
+        for wanted in ["The Test Book", "Chapter 1 (2 of 5)", "book     0:15 / 2:00", "▶ playing", "Sleep timer: 15 minutes.",
+                       "? help · q quit"] {
+            #expect(text.contains(wanted), "\(wanted) in\n\(text)")
+        }
+    }
+
+    /// Lines go in order of least use as rows shrink: spacers first, then the byline, the chapter's times, the bar;
+    /// the title, chapter, book time, play state, message and `? help · q quit` stay down to six rows.
+    @Test func linesGoInOrderOfLeastUse() {
+        var session = Harness()
+        _ = session.key("s")
+        var previous = Int.max
+        var lost: [String] = []
+        let watched = ["read by", "chapter  ", "░", "The Test Book", "Chapter 1 (2 of 5)", "book  ", "▶ playing", "Sleep timer",
+                       "? help · q quit"]
+        for rows in stride(from: 24, through: 1, by: -1) {
+            let text = lines(session, rows: rows, columns: 80).joined(separator: "\n")
+            for item in watched where !text.contains(item) && !lost.contains(item) { lost.append(item) }
+            if rows >= 6 {
+                for item in watched.suffix(6) { #expect(text.contains(item), "\(item) at 80×\(rows)") }
+            }
+            previous = min(previous, rows)
+        }
+        #expect(Array(lost.prefix(3)) == ["read by", "chapter  ", "░"], "\(lost)")
+    }
+
+    @Test func at20x5ItCutsAndKeepsThePlayState() {
+        let screen = lines(Harness(), rows: 5, columns: 20)
+        #expect(screen.count == 5, "\(screen)")
+        #expect(screen.contains { $0.contains("▶ playing") }, "\(screen)")
+        #expect(screen.allSatisfy { TextWidth.of($0) <= 20 })
+    }
+
+    @Test func theHintsAndHelpSayTheRealSkip() {
+        let player = lines(Harness(), rows: 24, columns: 80, skip: 10).joined(separator: "\n")
+        #expect(player.contains("←/→ 10 s") && !player.contains("30 s"), "\(player)")
+        var session = Harness()
+        _ = session.key("?")
+        let help = lines(session, rows: 24, columns: 80, skip: 90).joined(separator: "\n")
+        #expect(help.contains("back / forward 1:30"), "\(help)")
+        #expect(ListenScreen.skipLabel(10) == "10 s" && ListenScreen.skipLabel(45.4) == "45 s")
+    }
+
+    @Test func theHelpFitsEveryKeyAt80x24AndAt60x15() {
+        var session = Harness()
+        _ = session.key("?")
+        for (rows, columns) in [(24, 80), (15, 60)] {
+            let text = lines(session, rows: rows, columns: columns).joined(separator: "\n")
+            for keys in ["space", "← / →", "↑ / ↓", ", / .", "n / p", "[ / ]", "g ", "t ", "s ", "b ", "F ", "Ctrl-Z", "?", "q "] {
+                #expect(text.contains(keys), "\(keys) at \(columns)×\(rows):\n\(text)")
+            }
+        }
+        // Shorter still: two columns, or as many as fit and where to see the rest.
+        let two = lines(session, rows: 9, columns: 100)
+        #expect(two.count <= 9 && two.joined().contains("Ctrl-Z"), "\(two)")
+        let cut = lines(session, rows: 6, columns: 40)
+        #expect(cut.count == 6 && cut.last?.contains("more in a taller window") == true, "\(cut)")
+    }
+
+    @Test func thePromptShowsWhatIsTypedAtTheEnd() {
+        var session = Harness()
+        _ = session.key("g")
+        for character in "1:2" { _ = session.key(character) }
+        let text = lines(session, rows: 24, columns: 80).joined(separator: "\n")
+        #expect(text.contains("Go to (1:23:00, 83:00, 45 or 50%): 1:2▏"), "\(text)")
+        let narrow = lines(session, rows: 24, columns: 20).joined(separator: "\n")
+        #expect(narrow.contains("1:2▏"), "\(narrow)")
+    }
+
+    @Test func displayWidthCountsGlyphsAndWideCharacters() {
+        #expect(TextWidth.of("▶ playing") == 9)
+        #expect(TextWidth.of("❚❚ █░") == 5)
+        #expect(TextWidth.of("長い") == 4)
+        #expect(TextWidth.of("\u{1B}[1mbold\u{1B}[0m") == 4)
+        #expect(TextWidth.of("e\u{301}") == 1)
+        #expect(TextWidth.fit("長い名前", to: 5) == "長い")
+        #expect(TextWidth.tail("abcdef", 3) == "def")
+    }
+
+    /// The chapter line names a contents entry by its title and its place in the contents, as `t` numbers it.
+    @Test func chaptersAreNamedAsTheContentsNumberThem() {
+        let book = TestBook.book()
+        #expect(ListenScreen.chapterLabel(0, of: book) == "Opening Credits (1 of 5)")
+        #expect(ListenScreen.chapterLabel(1, of: book) == "Chapter 1 (2 of 5)")
+        var session = Harness()
+        _ = session.key("t")
+        let contents = lines(session, rows: 24, columns: 80)
+        #expect(contents.contains { $0.contains("  2  0:05  Chapter 1") }, "\(contents)")
+    }
+}
