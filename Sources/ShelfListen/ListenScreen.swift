@@ -93,7 +93,7 @@ enum ListenScreen {
     /// The key hints under the player, most used first; `? help` and `q quit` are always shown.
     static func hints(skip: Double) -> [String] {
         ["space pause", "←/→ \(skipLabel(skip))", "↑/↓ 5 min", ",/. 5 s", "n/p chapter", "[/] speed", "g go to",
-         "t contents", "s sleep", "b bookmark", "B bookmarks", "9/0 volume", "m mute", "F finished"]
+         "t contents", "s sleep", "b bookmark", "F finished", "B bookmarks", "9/0 volume", "m mute"]
     }
 
     static func stateLabel(_ state: Player.State) -> String {

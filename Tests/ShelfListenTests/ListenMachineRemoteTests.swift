@@ -8,7 +8,7 @@ import Testing
 @Suite struct ListenMachineRemoteTests {
     typealias Command = ListenMachine.RemoteCommand
 
-    static let stopped = "Stopped at 0:15 of 2:00 (12%), chapter 2 of 5: Chapter 1. Position saved."
+    static let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."
 
     /// A command, where the session is when it comes, what the machine asks for, what MPRIS then reports.
     /// A resume from pause also asks the library where the other devices are (`.pullRemote`), as space does.
@@ -67,7 +67,7 @@ import Testing
         var session = Harness(screen: false)
         #expect(session.send(.remote(.next, session.snapshot)) == [.seek(at(1, 0)), session.save(at(1, 0))])
         #expect(session.send(.remote(.quit, session.snapshot)) == [.pause] + session.ending(
-            .quit, at: at(1, 0), line: "Stopped at 0:30 of 2:00 (25%), chapter 3 of 5: Chapter 2. Position saved.",
+            .quit, at: at(1, 0), line: "Stopped at 0:30 of 2:00 (25%), in Chapter 2 (3 of 5). Position saved.",
             screen: false))
         // Once over, commands do nothing.
         #expect(session.send(.remote(.play, session.snapshot)) == [])

@@ -115,8 +115,9 @@ import Testing
             }
         }
         // Shorter still: two columns, or as many as fit and where to see the rest.
-        let two = lines(session, rows: 9, columns: 100)
-        #expect(two.count <= 9 && two.joined().contains("Ctrl-Z"), "\(two)")
+        // (18 keys: nine lines of two, under the title.)
+        let two = lines(session, rows: 12, columns: 100)
+        #expect(two.count <= 12 && two.joined().contains("Ctrl-Z"), "\(two)")
         let cut = lines(session, rows: 6, columns: 40)
         #expect(cut.count == 6 && cut.last?.contains("more in a taller window") == true, "\(cut)")
     }

@@ -27,7 +27,7 @@ import Testing
         let positionsMigrations = try store.readPositions { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
-        #expect(positionsMigrations == ["p1-listening-state"])
+        #expect(positionsMigrations == ["p1-listening-state", "p2-bookmark-sync"])
     }
 
     @Test func reopeningKeepsDataAndDoesNotRemigrate() throws {
