@@ -1,3 +1,5 @@
+import CFFmpeg
+
 /// Changes playback speed without changing pitch (FFmpeg's `atempo`) on `PCM` audio.
 public final class TempoFilter {
     /// The speeds the filter accepts.
@@ -6,6 +8,9 @@ public final class TempoFilter {
     /// The current speed; 1.0 passes samples through untouched.
     public private(set) var speed: Double
     private var graph: FFmpegTempoGraph?
+
+    /// Loads libavfilter (opened on first use, not linked), so the first graph is quick; for a thread of its own.
+    public static func preload() { _ = CFFmpeg_avfilter_load() }
 
     /// Builds the filter graph for `speed`.
     public init(speed: Double = 1.0) throws {
