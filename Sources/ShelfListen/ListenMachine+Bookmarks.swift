@@ -54,6 +54,16 @@ extension ListenMachine {
         return [.redraw]
     }
 
+    /// An offer this device has caught up with is withdrawn, with its message: `j` would now jump back.
+    mutating func withdrawPassedOffer() {
+        guard let offer = sync.offer else { return }
+        let theirs = timeline.bookTime(PlaybackPosition(part: offer.part, seconds: offer.seconds))
+        guard timeline.bookTime(player.position) >= theirs else { return }
+        sync.offer = nil
+        sync.since = max(sync.since, offer.at)
+        if message?.text.hasPrefix("Another device") == true { message = nil }
+    }
+
     /// `j`: goes to the offered position and saves it there.
     mutating func jumpToOffer() -> [Effect] {
         guard let offer = sync.offer else {

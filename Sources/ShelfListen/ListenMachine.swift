@@ -213,6 +213,7 @@ struct ListenMachine {
             }
             effects += runSleepTimer(elapsed: elapsed, at: position)
             effects += pullIfDue()
+            withdrawPassedOffer()
             // Every 2 s of the clock or of the book, whichever comes first (at 3× the book runs ahead): a kill -9
             // loses at most that. One row in positions.sqlite (WAL), so the write stays cheap.
             let moved = savedPosition.map { abs(timeline.bookTime(position) - timeline.bookTime($0)) } ?? .infinity

@@ -59,6 +59,10 @@ private func bookmark(_ id: Int64, _ part: Int, _ seconds: Double, name: String?
             // It stays on the screen while playing on, until acted on.
             screen.quietTick(after: 30)
             #expect(screen.machine.message?.text.hasPrefix("Another device (Phone)") == true)
+            // Once this device has played past that place, the offer is withdrawn: `j` would now jump back.
+            screen.quietTick(after: 20)
+            #expect(screen.machine.sync.offer == nil && screen.machine.message == nil, "\(screen.position)")
+            #expect(screen.key("j").isEmpty || screen.machine.message?.text == "No other device is ahead of this one.")
         }
         // Without a screen the offer is a line on standard output.
         var plain = Harness(screen: false)
