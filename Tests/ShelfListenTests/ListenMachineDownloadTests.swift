@@ -6,19 +6,8 @@ import Testing
 /// Playing while the title downloads: the player waits for the part it needs until its file is in place or the
 /// download gives up on that very part; the part it needs is fetched first; the files going away ends the session.
 @Suite struct ListenMachineDownloadTests {
-    /// Playing reached the third part (2), whose file is not on disk yet.
-    private func waiting(screen: Bool = false, downloading: Bool = true) -> Harness {
-        var session = Harness(screen: screen, at: at(1, 29), downloading: downloading, book: TestBook.book(progress: [2: "40%"]))
-        session.state = .buffering
-        session.bufferingPart = 2
-        session.onDisk = [0, 1, 3]
-        return session
-    }
-
-    private let stoppedInPartTwo = "Stopped at 0:59 of 2:00 (49%), in Chapter 2 (3 of 5). Position saved."
-
     @Test func whileTheDownloadRunsThePlayerWaits() {
-        var session = waiting()
+        var session = Harness.waitingForPartThree()
         #expect(session.tick() == [.line("Buffering: waiting for part 3 (40%)."), .fetchFirst([2, 3]), .refreshBook])
         for _ in 0..<100 { session.tick(after: 0.5) }
         #expect(session.machine.outcome == nil)
@@ -27,7 +16,7 @@ import Testing
     }
 
     @Test func theDownloadEndingWithThePartInPlacePlaysOn() {
-        var session = waiting()
+        var session = Harness.waitingForPartThree()
         session.tick()
         // The part's file was renamed into place just before the download thread ended; the player has not looked
         // yet (it looks four times a second).
@@ -45,7 +34,7 @@ import Testing
 
     @Test func theDownloadEndingShortWithThePartInPlacePlaysOnToo() {
         // Another part failed; the one the player waits for arrived.
-        var session = waiting()
+        var session = Harness.waitingForPartThree()
         session.onDisk = [0, 1, 2]
         session.send(.downloadEnded(failure: "part 4: gave up after 5 attempts: the server answered 500"))
         #expect(session.quietTick() == [.line("Buffering: waiting for part 3 (40%).")])
@@ -53,7 +42,7 @@ import Testing
     }
 
     @Test func thePartFailingEndsTheWaitWhileOthersStillDownload() {
-        var session = waiting()
+        var session = Harness.waitingForPartThree()
         session.tick()
         session.send(.partFailed(2, reason: "gave up after 5 attempts: the server answered 500"))
         #expect(session.machine.download == .running)
@@ -61,11 +50,11 @@ import Testing
             .pause, session.save(at(1, 29)),
             .errorLine("shelf: part 3 is not on this computer and cannot be downloaded now (gave up after 5 attempts: "
                        + "the server answered 500); the position is saved"),
-        ] + session.ending(.partUnavailable(.offline), at: at(1, 29), line: stoppedInPartTwo, screen: false))
+        ] + session.ending(.partUnavailable(.offline), at: at(1, 29), line: Harness.stoppedInPartTwo, screen: false))
     }
 
     @Test func anotherPartFailingDoesNotStopTheWait() {
-        var session = waiting()
+        var session = Harness.waitingForPartThree()
         session.send(.partFailed(3, reason: "gave up after 5 attempts: the server answered 500"))
         for _ in 0..<10 { session.tick(after: 0.5) }
         #expect(session.machine.outcome == nil)
@@ -73,7 +62,7 @@ import Testing
     }
 
     @Test func thePartFailingPausesOnTheScreen() {
-        var session = waiting(screen: true)
+        var session = Harness.waitingForPartThree(screen: true)
         session.send(.partFailed(2, reason: "the server answered 404 Not Found"))
         #expect(session.quietTick() == [.fetchFirst([2, 3]), .pause, session.save(at(1, 29)), .refreshBook])
         #expect(session.machine.message?.text
@@ -83,12 +72,12 @@ import Testing
     }
 
     @Test func theDownloadEndingWithoutThePartSaysWhy() {
-        var session = waiting()
+        var session = Harness.waitingForPartThree()
         session.send(.downloadEnded(failure: "offline"))
         #expect(session.tick() == [
             .line("Buffering: waiting for part 3 (40%)."), .pause, session.save(at(1, 29)),
             .errorLine("shelf: part 3 is not on this computer and cannot be downloaded now (offline); the position is saved"),
-        ] + session.ending(.partUnavailable(.offline), at: at(1, 29), line: stoppedInPartTwo, screen: false))
+        ] + session.ending(.partUnavailable(.offline), at: at(1, 29), line: Harness.stoppedInPartTwo, screen: false))
     }
 
     @Test func thePartBeingPlayedAndTheNextComeFirst() {
@@ -124,7 +113,7 @@ import Testing
     }
 
     @Test func theFilesRemovedWhileWaitingForAPartEndTheSession() {
-        var session = waiting(downloading: false)
+        var session = Harness.waitingForPartThree(downloading: false)
         session.onDisk = []
         let effects = session.tick()
         #expect(effects.contains(.errorLine("shelf: the files of The Test Book were removed (archived or returned) — the position is saved")))

@@ -6,51 +6,40 @@ import Testing
 /// What the world tells the session besides keys and time: parts still downloading, a lost device, lengths measured
 /// from the files, warnings, the store's answers; and how the screen is kept.
 @Suite struct ListenMachineEventTests {
-    /// Playing reached the third part (2) while it downloads.
-    private func buffering(screen: Bool, downloading: Bool = true) -> Harness {
-        var session = Harness(screen: screen, at: at(1, 29), downloading: downloading, book: TestBook.book(progress: [2: "40%"]))
-        session.state = .buffering
-        session.bufferingPart = 2
-        session.onDisk = [0, 1, 3]
-        return session
-    }
-
-    private let stoppedInPartTwo = "Stopped at 0:59 of 2:00 (49%), in Chapter 2 (3 of 5). Position saved."
-
     @Test func bufferingIsAnnouncedOncePerPartWhileItDownloads() {
-        var session = buffering(screen: true)
+        var session = Harness.waitingForPartThree(screen: true)
         #expect(session.quietTick() == [.fetchFirst([2, 3]), .refreshBook])
         #expect(session.machine.message?.text == "Buffering: waiting for part 3 (40%).")
         #expect(session.quietTick(after: 0.5) == [])
         #expect(session.quietTick(after: 0.5) == [.refreshBook])
         #expect(session.machine.outcome == nil)
-        var plain = buffering(screen: false)
+        var plain = Harness.waitingForPartThree(screen: false)
         #expect(plain.tick() == [.line("Buffering: waiting for part 3 (40%)."), .fetchFirst([2, 3]), .refreshBook])
         #expect(plain.tick(after: 0.5) == [])
     }
 
     @Test func aPartThatCannotBeDownloadedEndsWithoutAScreen() {
-        var session = buffering(screen: false)
+        var session = Harness.waitingForPartThree(screen: false)
         session.send(.downloadEnded(failure: "the library refused part 3 (403)"))
         #expect(session.tick() == [
             .line("Buffering: waiting for part 3 (40%)."), .pause, session.save(at(1, 29)),
             .errorLine("shelf: part 3 is not on this computer and cannot be downloaded now (the library refused part 3 (403)); "
                        + "the position is saved"),
-        ] + session.ending(.partUnavailable(.offline), at: at(1, 29), line: stoppedInPartTwo, screen: false))
+        ] + session.ending(.partUnavailable(.offline), at: at(1, 29), line: Harness.stoppedInPartTwo, screen: false))
         #expect(session.machine.outcome == .partUnavailable(.offline))
     }
 
     @Test func aPartFileThatWentMissingEndsWithTheWayBack() {
-        var session = buffering(screen: false, downloading: false)
+        var session = Harness.waitingForPartThree(screen: false, downloading: false)
         #expect(session.tick() == [
             .line("Buffering: waiting for part 3 (40%)."), .pause, session.save(at(1, 29)),
             .errorLine("shelf: part 3 is not on this computer and cannot be downloaded now (its file is missing; "
                        + "run `shelf archive testbook`, then `shelf download testbook`); the position is saved"),
-        ] + session.ending(.partUnavailable(.playbackFailed), at: at(1, 29), line: stoppedInPartTwo, screen: false))
+        ] + session.ending(.partUnavailable(.playbackFailed), at: at(1, 29), line: Harness.stoppedInPartTwo, screen: false))
     }
 
     @Test func aPartThatCannotBeDownloadedPausesOnTheScreen() {
-        var session = buffering(screen: true)
+        var session = Harness.waitingForPartThree(screen: true)
         #expect(session.send(.downloadEnded(failure: "offline")) == [.refreshBook])
         #expect(session.quietTick() == [.pause, session.save(at(1, 29))])
         #expect(session.machine.message?.text

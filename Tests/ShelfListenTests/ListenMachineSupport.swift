@@ -142,3 +142,17 @@ struct Harness {
             + (line.map { [.line($0)] } ?? []) + [.end(outcome)]
     }
 }
+
+extension Harness {
+    /// Playing reached the third part (2) while it downloads (40% there): its file is not on disk yet.
+    static func waitingForPartThree(screen: Bool = false, downloading: Bool = true) -> Harness {
+        var session = Harness(screen: screen, at: at(1, 29), downloading: downloading, book: TestBook.book(progress: [2: "40%"]))
+        session.state = .buffering
+        session.bufferingPart = 2
+        session.onDisk = [0, 1, 3]
+        return session
+    }
+
+    /// What the session says when it stops where `waitingForPartThree` plays.
+    static let stoppedInPartTwo = "Stopped at 0:59 of 2:00 (49%), in Chapter 2 (3 of 5). Position saved."
+}

@@ -55,22 +55,7 @@ extension PositionSync {
     /// A title's bookmarks, after asking the library for the other devices' when `pull` (a failure to reach it
     /// becomes `localOnly`, with the reason).
     public func bookmarkReport(of edition: EditionRef, pull: Bool = true) throws -> BookmarkReport {
-        var localOnly: String?
-        if pull {
-            do {
-                _ = try remotePosition(of: edition)
-                let book = try book(edition)
-                if book.annotationsURL == nil && book.serviceURL == nil {
-                    localOnly = "\(library.name) gives no annotation service for \(book.title)"
-                }
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                localOnly = (error as? ShelfFailure)?.description ?? "\(error)"
-            }
-        } else {
-            localOnly = "the library was not asked"
-        }
+        let localOnly = try pullForReport(edition, pull: pull)
         let book = try book(edition)
         let entries = try store.bookmarks(of: edition).enumerated().map { index, bookmark in
             BookmarkReport.Entry(

@@ -318,25 +318,28 @@ public final class PositionSync: Sendable {
 
     // MARK: report
 
+    /// Asks the library for the other devices' annotations of a title, for a report; nil when it answered, else why
+    /// the report shows only what is stored here (a store failure is thrown).
+    func pullForReport(_ edition: EditionRef, pull: Bool) throws -> String? {
+        guard pull else { return "the library was not asked" }
+        do {
+            _ = try remotePosition(of: edition)
+            let book = try book(edition)
+            if book.annotationsURL == nil && book.serviceURL == nil {
+                return "\(library.name) gives no annotation service for \(book.title)"
+            }
+            return nil
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            return (error as? ShelfFailure)?.description ?? "\(error)"
+        }
+    }
+
     /// Where the patron is in a title, per device, after asking the library when `pull` (a failure to reach it
     /// becomes `localOnly`, with the reason).
     public func report(of edition: EditionRef, pull: Bool = true) throws -> PositionReport {
-        var localOnly: String?
-        if pull {
-            do {
-                _ = try remotePosition(of: edition)
-                let book = try book(edition)
-                if book.annotationsURL == nil && book.serviceURL == nil {
-                    localOnly = "\(library.name) gives no annotation service for \(book.title)"
-                }
-            } catch let error as StoreError {
-                throw error
-            } catch {
-                localOnly = (error as? ShelfFailure)?.description ?? "\(error)"
-            }
-        } else {
-            localOnly = "the library was not asked"
-        }
+        let localOnly = try pullForReport(edition, pull: pull)
         let book = try book(edition)
         let state = try store.listeningState(of: edition)
         let ours = try store.deviceID()
