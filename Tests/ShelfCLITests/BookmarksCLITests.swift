@@ -8,15 +8,6 @@ import Testing
     private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
     private let phone = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa"
 
-    /// Signed in as `demo`, synced, Sherlock downloaded.
-    private func ready() async throws -> CLIFixture {
-        let fixture = try await CLIFixture()
-        try await fixture.signIn()
-        let download = try await fixture.shelf.run(["download", "7d3c0002"])
-        #expect(download.status == 0, "\(download.stderr)")
-        return fixture
-    }
-
     /// Adds a bookmark as the player's `b` would, through the store in the runner's home.
     private func mark(_ fixture: CLIFixture, part: Int, seconds: Double, name: String?) throws {
         let store = try Store(home: Home(directory: fixture.shelf.home))
@@ -28,7 +19,7 @@ import Testing
     }
 
     @Test func listsEveryDevicesBookmarksAndDeletesOneEverywhere() async throws {
-        let fixture = try await ready()
+        let fixture = try await CLIFixture.withSherlockDownloaded()
         let empty = try await fixture.shelf.run(["bookmarks", "7d3c0002"])
         #expect(empty.status == 0 && empty.stderr.isEmpty, "\(empty.stderr)")
         #expect(empty.stdout.contains("No bookmarks yet"))

@@ -111,6 +111,27 @@ extension CLIFixture {
         _ = try await shelf.run(["sync", "--quiet", "--no-download"])
     }
 
+    /// Signed in as `demo`, synced, Sherlock downloaded.
+    static func withSherlockDownloaded() async throws -> CLIFixture {
+        let fixture = try await CLIFixture()
+        try await fixture.signIn()
+        let download = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(download.status == 0, "\(download.stderr)")
+        return fixture
+    }
+
+    /// The `EXIT=n` line a tmux pane's command writes when the player ends (waits up to 3 s).
+    func exitStatus() async throws -> String {
+        let file = shelf.home.appendingPathComponent("exit-status")
+        return try await offloaded {
+            for _ in 0..<60 {
+                if let text = try? String(contentsOf: file, encoding: .utf8) { return text }
+                usleep(50_000)
+            }
+            return ""
+        }
+    }
+
     /// Where the demo library's title `query` (any unique part of its id) keeps its files.
     func files(of query: String) throws -> URL {
         let home = Home(directory: shelf.home)

@@ -55,18 +55,6 @@ import Testing
         }
     }
 
-    /// The `EXIT=n` line the tmux pane's command writes when the player ends (waits up to 3 s).
-    private func exitStatus(_ fixture: CLIFixture) async throws -> String {
-        let file = fixture.shelf.home.appendingPathComponent("exit-status")
-        return try await offloaded {
-            for _ in 0..<60 {
-                if let text = try? String(contentsOf: file, encoding: .utf8) { return text }
-                usleep(50_000)
-            }
-            return ""
-        }
-    }
-
     private func samples(_ file: URL) throws -> [Int16] {
         try Data(contentsOf: file).withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }
@@ -560,7 +548,7 @@ extension ListenCLITests {
         #expect(screen.contains("table of contents"), "\(screen)")
         _ = try await tmux.press("x", until: "Chapter 1 (2 of 5)")
         try await offloaded { try tmux.keys("q") }
-        #expect(try await exitStatus(fixture) == "EXIT=0\n")
+        #expect(try await fixture.exitStatus() == "EXIT=0\n")
         let marks = await fixture.server.state.annotations(for: "demo", workID: Self.sherlock).filter { $0.motivation == .bookmarking }
         #expect(marks.count == 1)
         #expect(marks.first?.offsetMilliseconds == 1_000, "\(marks)")
@@ -617,7 +605,7 @@ extension ListenCLITests {
         #expect(position?.part == 0, "\(String(describing: position))")
         // t leaves the contents, q quits.
         try await offloaded { try tmux.keys("t", "q") }
-        #expect(try await exitStatus(fixture) == "EXIT=0\n")
+        #expect(try await fixture.exitStatus() == "EXIT=0\n")
         await fixture.finish()
     }
 }

@@ -21,17 +21,6 @@ import Testing
             + "--home \(home) \(arguments); echo \"EXIT=$?\" > \(home)/exit-status"
     }
 
-    private func exitStatus(_ fixture: CLIFixture) async throws -> String {
-        let file = fixture.shelf.home.appendingPathComponent("exit-status")
-        return try await offloaded {
-            for _ in 0..<60 {
-                if let text = try? String(contentsOf: file, encoding: .utf8) { return text }
-                usleep(50_000)
-            }
-            return ""
-        }
-    }
-
     private func position(_ fixture: CLIFixture) throws -> ListeningPosition? {
         let store = try Store(home: Home(directory: fixture.shelf.home))
         return try store.listeningState(of: try store.resolveEdition("7d3c0002", in: try store.library(named: "demo"))).position
@@ -56,7 +45,7 @@ import Testing
         let back = try await tmux.press("Space", until: "▶ playing")
         #expect(back.contains("? help · q quit") && back.contains("▶ playing"), "\(back)")
         try await offloaded { try tmux.keys("q") }
-        #expect(try await exitStatus(fixture) == "EXIT=0\n")
+        #expect(try await fixture.exitStatus() == "EXIT=0\n")
         // --skip is kept: the next session skips 10 s without being told.
         let again = Tmux()
         defer { again.kill() }
@@ -66,7 +55,7 @@ import Testing
         let second = try await offloaded { try again.waitFor("q quit") }
         #expect(second.contains("←/→ 10 s"), "\(second)")
         try await offloaded { try again.keys("q") }
-        #expect(try await exitStatus(fixture) == "EXIT=0\n")
+        #expect(try await fixture.exitStatus() == "EXIT=0\n")
         await fixture.finish()
     }
 
@@ -105,7 +94,7 @@ import Testing
         try await offloaded { try tmux.keys("q") }
         // fg's status is the player's.
         try await offloaded { try tmux.keys("echo EXIT=$? > \(home)/exit-status", "Enter") }
-        #expect(try await exitStatus(fixture) == "EXIT=0\n")
+        #expect(try await fixture.exitStatus() == "EXIT=0\n")
         await fixture.finish()
     }
 }

@@ -6,15 +6,6 @@ import Testing
 @Suite(.serialized) struct PositionCLITests {
     private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
 
-    /// Signed in as `demo`, synced, Sherlock downloaded.
-    private func ready() async throws -> CLIFixture {
-        let fixture = try await CLIFixture()
-        try await fixture.signIn()
-        let download = try await fixture.shelf.run(["download", "7d3c0002"])
-        #expect(download.status == 0, "\(download.stderr)")
-        return fixture
-    }
-
     /// Saves a position as the player would, through the store in the runner's home.
     private func play(_ fixture: CLIFixture, part: Int, seconds: Double, percent: Double) throws {
         let store = try Store(home: Home(directory: fixture.shelf.home))
@@ -26,7 +17,7 @@ import Testing
     }
 
     @Test func syncPushesThePositionAndPositionListsEveryDevice() async throws {
-        let fixture = try await ready()
+        let fixture = try await CLIFixture.withSherlockDownloaded()
         try play(fixture, part: 1, seconds: 2, percent: 43)
         let list = try await fixture.shelf.run(["list"])
         #expect(list.stdout.split(separator: "\n")[0].contains("PROGRESS"))
@@ -77,7 +68,7 @@ import Testing
     /// Hostile annotations from the library: each is refused with a one-line reason, the command still succeeds, this
     /// computer's position is untouched and another device's good annotation in the same list is still read.
     @Test func hostileAnnotationsAreRefusedAndNoPositionIsLost() async throws {
-        let fixture = try await ready()
+        let fixture = try await CLIFixture.withSherlockDownloaded()
         try play(fixture, part: 1, seconds: 2, percent: 43)
         let other = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa"
         try await fixture.server.state.postAnnotation(
