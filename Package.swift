@@ -60,8 +60,9 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "shelf", dependencies: ["ShelfCLI"]),
-        // The player: its own program, so only it loads FFmpeg and SDL (`shelf listen` hands over to it).
+        // `shelf listen` plays in shelf's own process (FFmpeg and SDL are opened with dlopen only then).
+        .executableTarget(name: "shelf", dependencies: ["ShelfCLI", "ShelfListen"]),
+        // The player. Also a program of its own, shelf-listen, which `shelf export` and `shelf doctor` hand over to.
         .target(
             name: "ShelfListen",
             dependencies: [
@@ -110,16 +111,19 @@ let package = Package(
             ],
             exclude: ["Snapshots"]),
         .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
-        // FFmpeg as one module: a target takes one pkg-config name, the module map links every library but
-        // libavfilter, which the shim opens with dlopen when a speed other than 1× is first asked for.
+        // FFmpeg's headers as one module (libavfilter's too, for the tempo filter's own dlopen).
+        // No pkgConfig, which would link the libraries: CPlaybackLoader opens them with dlopen. The headers are in
+        // the compiler's own search path.
         .systemLibrary(
             name: "CFFmpeg",
-            pkgConfig: "libavformat",
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavfilter-dev", "libavutil-dev"])]
         ),
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses; the shim includes SDL2/SDL.h itself.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
-        .target(name: "ShelfPlayback", dependencies: ["CFFmpeg", "CSDL2"]),
+        // FFmpeg's and SDL2's functions as shelf calls them, through pointers that dlopen and dlsym fill when the
+        // player first needs them, so `shelf` can be the player without its other commands loading either.
+        .target(name: "CPlaybackLoader"),
+        .target(name: "ShelfPlayback", dependencies: ["CFFmpeg", "CSDL2", "CPlaybackLoader"]),
         .testTarget(name: "ShelfPlaybackTests", dependencies: ["ShelfPlayback"]),
         // The player's rules (ListenMachine) by table, without the player, the terminal or the clock.
         .testTarget(name: "ShelfListenTests", dependencies: ["ShelfListen", "ShelfCore", "ShelfPlayback"]),

@@ -105,7 +105,7 @@ shows = [baseline() for _ in range(runs)]
 print(f"{'(shelf show 7d3c0002: start-up baseline)':46} {statistics.median(shows) * 1000:9.0f} {max(shows) * 1000:8.0f}")
 PY
 
-# The most memory held playing 20 s through SDL's dummy driver: shelf listen (which becomes shelf-listen in the same
+# The most memory held playing 20 s through SDL's dummy driver: shelf listen (the player runs in shelf's own
 # process) and mpv on the same part file, at 1× and 1.5×.
 max_rss() {
     SDL_AUDIODRIVER=dummy /usr/bin/time -f "%M" -o "$work/rss" "$@" >/dev/null 2>"$work/err" \

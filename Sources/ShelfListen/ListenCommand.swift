@@ -4,7 +4,8 @@ import ShelfCLI
 import ShelfCore
 import ShelfPlayback
 
-/// `shelf-listen`: the player behind `shelf listen`, a program of its own so that only it loads FFmpeg and SDL.
+/// The player: `shelf listen` runs it in shelf's own process, and `shelf-listen` is the same player as a program of
+/// its own (which `shelf export` and `shelf doctor` hand over to). FFmpeg and SDL are opened only when it plays.
 public struct ListenCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "shelf-listen",
@@ -32,6 +33,9 @@ public struct ListenCommand: ParsableCommand {
             let session = try ListenSession(
                 store: store, library: library, home: arguments.global.resolvedHome,
                 configuration: arguments.global.httpConfiguration, query: arguments.id, options: options)
+            // FFmpeg and SDL have been loading meanwhile (PlaybackLibraries.preload): a broken installation is
+            // one line now, not a "damaged" file for every part.
+            do { try PlaybackLibraries.require() } catch let error as PlaybackError { throw ListenError.playback(error) }
             if let chapter = arguments.chapter, chapter > session.chapterCount {
                 throw ValidationError("--chapter \(chapter) is past the last chapter of \(session.title) (it has \(session.chapterCount))")
             }
@@ -45,7 +49,8 @@ public struct ListenCommand: ParsableCommand {
     }
 }
 
-/// The entry point `Sources/shelf-listen/main.swift` calls.
+/// The entry points: `Sources/shelf-listen/main.swift` calls `main()`, and `Sources/shelf/main.swift` calls
+/// `runListen` for `shelf listen`.
 public enum ListenProgram {
     public static func main() {
         MemoryTuning.apply()
@@ -56,17 +61,33 @@ public enum ListenProgram {
         } else if arguments == [AudioProbe.programFlag] {
             exit(AudioProbe.run())
         } else {
-            ListenCommand.runAsShelfListen()
+            PlaybackLibraries.preload()
+            ListenCommand.runAsShelfListen(arguments)
         }
+    }
+
+    /// Whether `shelf`'s command line (program name first) is `shelf listen …` to be played at once: not asking
+    /// for help or the version, which shelf's own `listen` command answers.
+    public static func isPlayerInvocation(_ commandLine: [String]) -> Bool {
+        guard commandLine.count > 1, commandLine[1] == "listen" else { return false }
+        return !commandLine.dropFirst(2).contains { ["-h", "--help", "-help", "--version"].contains($0) }
+    }
+
+    /// `shelf listen ARGUMENTS` in `shelf`'s own process; exits with the player's status.
+    public static func runListen(_ arguments: [String]) -> Never {
+        MemoryTuning.apply()
+        PlaybackLibraries.preload()
+        ListenCommand.runAsShelfListen(arguments)
+        exit(0)
     }
 }
 
 extension ListenCommand {
     /// `main()`, except that a usage error names `shelf listen`, the command the patron typed, in one line (exit
     /// 64), rather than this program's own name and usage.
-    static func runAsShelfListen() {
+    static func runAsShelfListen(_ arguments: [String]) {
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
             try command.run()
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }

@@ -68,6 +68,8 @@ enum ListenError: ShelfFailure {
         case .notAudiobook: .notAllowed
         case .notDownloaded: .offline
         case .playback(.noAudioDevice): .audioDevice
+        // A broken installation, as when shelf-listen itself is missing.
+        case .playback(.libraryMissing): .internalError
         case .playback: .playbackFailed
         }
     }

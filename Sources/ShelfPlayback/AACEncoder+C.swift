@@ -17,7 +17,7 @@ final class FFmpegAACEncoder {
 
     /// An encoder at `sampleRate` (or the nearest rate AAC has) with `channels` (1 or 2).
     init(sampleRate wanted: Int, channels: Int, bitRate: Int) throws {
-        _ = FFmpeg.quietLogging
+        try FFmpeg.load()
         guard let encoder = avcodec_find_encoder(AV_CODEC_ID_AAC) else {
             throw PlaybackError.ffmpeg(action: "find the AAC encoder", message: "FFmpeg was built without it")
         }

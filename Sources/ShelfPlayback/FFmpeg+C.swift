@@ -1,4 +1,5 @@
 import CFFmpeg
+import CPlaybackLoader
 
 /// The one error path for FFmpeg: return codes become `PlaybackError.ffmpeg` with `av_strerror`'s message.
 enum FFmpeg {
@@ -8,6 +9,16 @@ enum FFmpeg {
 
     /// Corrupt frames are counted and skipped, so FFmpeg's own logging would only repeat them on stderr.
     static let quietLogging: Void = av_log_set_level(AV_LOG_FATAL)
+
+    /// Opens FFmpeg's libraries (once: they are opened with dlopen, not linked; see CPlaybackLoader) and quiets
+    /// its logging. Every way into FFmpeg calls it first; it waits for a load another thread started.
+    static func load() throws {
+        if let reason = CPlayback_load_ffmpeg() {
+            throw PlaybackError.libraryMissing(
+                library: "FFmpeg (\(String(cString: CPlayback_ffmpeg_libraries())))", reason: String(cString: reason))
+        }
+        _ = quietLogging
+    }
 
     @discardableResult
     static func check(_ code: Int32, _ action: @autoclosure () -> String) throws -> Int32 {
@@ -41,7 +52,7 @@ enum FFmpegChapters {
     /// Title (nil when the chapter has none), start and end in seconds, in the order the file lists them; an end the
     /// file does not give is nil.
     static func read(path: String) throws -> (chapters: [(title: String?, start: Double, end: Double?)], duration: Double?) {
-        _ = FFmpeg.quietLogging
+        try FFmpeg.load()
         var format: UnsafeMutablePointer<AVFormatContext>?
         try FFmpeg.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
         defer { avformat_close_input(&format) }
@@ -81,7 +92,7 @@ final class FFmpegAudioInput {
     private(set) var skippedFrames = 0
 
     init(path: String) throws {
-        _ = FFmpeg.quietLogging
+        try FFmpeg.load()
         try FFmpeg.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
         try FFmpeg.check(avformat_find_stream_info(format, nil), "read the streams of \(path)")
         var decoder: UnsafePointer<AVCodec>?

@@ -25,7 +25,7 @@ final class FFmpegExportInput {
     var path: String { part.path }
 
     init(path: String) throws {
-        _ = FFmpeg.quietLogging
+        try FFmpeg.load()
         var format: UnsafeMutablePointer<AVFormatContext>?
         try FFmpeg.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
         let found = avformat_find_stream_info(format, nil)
@@ -94,7 +94,7 @@ final class FFmpegM4BWriter {
     private var partsWritten = 0
 
     init(path: String, tags: [(String, String)]) throws {
-        _ = FFmpeg.quietLogging
+        try FFmpeg.load()
         self.path = path
         try FFmpeg.check(avformat_alloc_output_context2(&context, nil, "ipod", path), "set up an m4b for \(path)")
         for (key, value) in tags {

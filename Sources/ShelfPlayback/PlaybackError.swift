@@ -8,6 +8,8 @@ public enum PlaybackError: Error, CustomStringConvertible, Equatable, Sendable {
     case noAudioStream(path: String)
     /// SDL could not open any audio device.
     case noAudioDevice(reason: String)
+    /// FFmpeg's or SDL2's shared libraries could not be opened (they are opened when first needed, not linked).
+    case libraryMissing(library: String, reason: String)
     /// The playback speed is outside what the tempo filter accepts.
     case speedOutOfRange(Double)
     /// A position names a part the player was not given.
@@ -22,6 +24,8 @@ public enum PlaybackError: Error, CustomStringConvertible, Equatable, Sendable {
         case .noAudioStream(let path): "no playable audio stream in \(path); the file may be damaged"
         case .noAudioDevice(let reason):
             "no audio device: set SDL_AUDIODRIVER (e.g. pulseaudio, alsa, or disk for testing) (\(reason))"
+        case .libraryMissing(let library, let reason):
+            "cannot load \(library): \(reason); install Debian's FFmpeg and SDL2 libraries (Scripts/setup does)"
         case .speedOutOfRange(let speed): "speed \(speed) is out of range; use 0.5 to 3.0"
         case .noSuchPart(let index, let count): "part \(index + 1) does not exist; the title has \(count) parts"
         case .cutShort(let path, let endsAt, let declared):

@@ -1,3 +1,4 @@
+import CPlaybackLoader
 import CSDL2
 import Synchronization
 
@@ -9,6 +10,15 @@ enum SDL {
     }
 
     static var lastError: String { String(cString: SDL_GetError()) }
+
+    /// Opens SDL2 (once: it is opened with dlopen, not linked; see CPlaybackLoader). Every way into SDL calls it
+    /// first; it waits for a load another thread started.
+    static func load() throws {
+        if let reason = CPlayback_load_sdl() {
+            throw PlaybackError.libraryMissing(
+                library: "SDL2 (\(String(cString: CPlayback_sdl_library())))", reason: String(cString: reason))
+        }
+    }
 }
 
 /// An SDL audio device in queue mode, playing `PCM`. The corresponding C functions are
@@ -22,6 +32,7 @@ final class SDLAudioDevice: @unchecked Sendable {
     static func startAudio() throws {
         try started.withLock { started in
             guard !started else { return }
+            try SDL.load()
             SDL_SetMainReady()
             guard SDL_InitSubSystem(CSDL2_INIT_AUDIO()) == 0 else {
                 throw PlaybackError.noAudioDevice(reason: SDL.lastError)
@@ -33,6 +44,7 @@ final class SDLAudioDevice: @unchecked Sendable {
 
     /// Opens the default device paused; SDL converts if the hardware wants another format.
     init() throws {
+        try SDL.load()
         SDL_SetMainReady()
         guard SDL_InitSubSystem(CSDL2_INIT_AUDIO()) == 0 else {
             throw PlaybackError.noAudioDevice(reason: SDL.lastError)

@@ -1,3 +1,10 @@
 import ShelfCLI
+import ShelfListen
 
+// `shelf listen …` plays in this process, before anything else is set up: handing over to shelf-listen would start
+// a second program (Swift, Foundation and the rest loaded again) ahead of the first sound. Help and version go
+// through shelf's own commands, which describe `shelf listen`.
+if ListenProgram.isPlayerInvocation(CommandLine.arguments) {
+    ListenProgram.runListen(Array(CommandLine.arguments.dropFirst(2)))
+}
 await ShelfProgram.main()

@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 import ShelfCore
 
-/// What `shelf listen` takes. `shelf listen` checks them and hands over to `shelf-listen`, which plays: only the
-/// player links FFmpeg and SDL, so every other command starts without loading them.
+/// What `shelf listen` takes. `shelf listen` plays in shelf's own process (Sources/shelf/main.swift runs the player
+/// before this command is parsed); FFmpeg and SDL are opened with dlopen only then, so every other command starts
+/// without loading them. This command's `run` hands over to the shelf-listen program only if it is reached at all.
 package struct ListenArguments: ParsableArguments {
     package init() {}
 
@@ -76,8 +77,8 @@ package struct ListenArguments: ParsableArguments {
 
         Without a terminal, or with --no-ui, there is no screen: one line is printed at each chapter \
         and at the end. Audio goes to SDL's default device; set SDL_AUDIODRIVER to choose one \
-        (pulseaudio, pipewire, alsa; disk writes raw samples to SDL_DISKAUDIOFILE). The player is the \
-        shelf-listen program installed beside shelf.
+        (pulseaudio, pipewire, alsa; disk writes raw samples to SDL_DISKAUDIOFILE). FFmpeg and SDL2 \
+        are loaded when shelf listen starts, not by shelf's other commands.
 
         MPRIS
         While it plays, with or without the screen, shelf listen is the MPRIS player \

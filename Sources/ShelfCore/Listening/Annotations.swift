@@ -227,9 +227,8 @@ public struct RemoteAnnotation: Sendable, Equatable {
         return line.isEmpty ? nil : String(line.prefix(200))
     }
 
-    /// `2026-11-23T22:17:35Z`. Foundation's format style, which is Swift: ISO8601DateFormatter would load ICU's data
-    /// (5 MB more held by the player) for it.
-    static func timestamp(_ time: Date) -> String { time.formatted(.iso8601) }
+    /// `2026-11-23T22:17:35Z` (see `OPDSDate.format`: no ICU in the player for it).
+    static func timestamp(_ time: Date) -> String { OPDSDate.format(time) }
 
     /// An annotation document to post: the locator as a fragment selector on the work, with time, device and chapter.
     static func document(

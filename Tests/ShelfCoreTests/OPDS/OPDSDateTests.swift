@@ -49,4 +49,17 @@ struct OPDSDateTests {
             #expect(OPDSDate.parse(formatter.string(from: date)) == date)
         }
     }
+
+    @Test("formats whole seconds as Foundation's ISO 8601 formatter does, and parses back; drops a fraction")
+    func formatsAsFoundationDoes() {
+        let formatter = ISO8601DateFormatter()
+        for seconds in stride(from: -2_000_000_000.0, through: 4_000_000_000.0, by: 7_777_777.0) {
+            let date = Date(timeIntervalSince1970: seconds)
+            #expect(OPDSDate.format(date) == formatter.string(from: date))
+            #expect(OPDSDate.parse(OPDSDate.format(date)) == date)
+        }
+        #expect(OPDSDate.format(Date(timeIntervalSince1970: 1_795_472_255.9)) == "2026-11-23T22:17:35Z")
+        #expect(OPDSDate.format(Date(timeIntervalSince1970: -0.5)) == "1969-12-31T23:59:59Z")
+        #expect(OPDSDate.format(Date(timeIntervalSince1970: -62_135_596_800)) == "0001-01-01T00:00:00Z")
+    }
 }
