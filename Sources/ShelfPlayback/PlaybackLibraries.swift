@@ -5,12 +5,13 @@ import Foundation
 /// that no other command loads them (FFmpeg alone is about 130 libraries and ~45 ms to load; see CPlaybackLoader).
 public enum PlaybackLibraries {
     /// Starts opening both on a thread of its own, so the player reads the store meanwhile; the first FFmpeg or SDL
-    /// call waits for it, and a library that cannot be opened is reported then. SDL first: it is the smaller, and
-    /// the sound server's connection waits for it.
+    /// call waits for it, and a library that cannot be opened is reported then. FFmpeg first: the first sound
+    /// waits for it to decode, while the device opens only with the first samples (and the player's own start of
+    /// SDL's audio, on another thread, opens SDL itself if it comes first).
     public static func preload() {
         Thread.detachNewThread {
-            _ = CPlayback_load_sdl()
             _ = CPlayback_load_ffmpeg()
+            _ = CPlayback_load_sdl()
         }
     }
 
