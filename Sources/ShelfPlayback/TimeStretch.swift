@@ -66,7 +66,9 @@ final class TimeStretch {
             }
             addWindow(into: &output)
         }
-        output.removeLast((emitted - target) * PCM.channels)
+        // Past the target by part of a hop; or, after a first window at a high speed on a very short input, by
+        // more than this call made: that much was already handed out.
+        output.removeLast(min(output.count, max(0, emitted - target) * PCM.channels))
         reset()
         return output
     }

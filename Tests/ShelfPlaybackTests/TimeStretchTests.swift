@@ -69,6 +69,19 @@ import Testing
         #expect(abs(Double(output.count / 2) - 44_100 / speed) <= 1)
     }
 
+    /// Inputs shorter than a window, or than what the first window moves on by at 3×, end without a crash, and
+    /// last about what they should (give or take the hop the first window hands out).
+    @Test(arguments: stretched)
+    func shortInputsEndCleanly(speed: Double) throws {
+        for frames in [0, 1, 100, 1_023, 1_024, 1_100, 1_600, 3_000] {
+            let filter = try TempoFilter(speed: speed)
+            let input = Array(Signal.tone(440, seconds: 1).prefix(2 * frames))
+            let output = Signal.chunks(input).flatMap { filter.process($0) } + filter.finish()
+            #expect(abs(Double(output.count / 2) - Double(frames) / speed) <= 512, "\(speed)×, \(frames) frames: \(output.count / 2)")
+            #expect(filter.finish().isEmpty)
+        }
+    }
+
     @Test func oneTimesPassesTheSamplesThroughUntouched() throws {
         let input = Signal.mix(Signal.tone(300, seconds: 1, amplitude: 8_000), Signal.tone(1_200, seconds: 1, amplitude: 8_000))
         let filter = try TempoFilter(speed: 1)
