@@ -38,10 +38,6 @@ final class ListenSession {
         self.options = options
         self.clock = clock
         records = try ListenRecords(store: store, library: library, home: home, query: query)
-        // A book played faster or slower needs libavfilter, which takes a while to load: it loads meanwhile.
-        if let state = try? records.listeningState(), ListenMachine.speed(asked: options.speed, saved: state.speed) != 1 {
-            Thread.detachNewThread { TempoFilter.preload() }
-        }
         let lockFile = PlayingLock.file(home: home, library: library.id, edition: records.edition.rowID)
         guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
             throw ListenError.alreadyPlaying(pid: FileLock.holder(of: lockFile))

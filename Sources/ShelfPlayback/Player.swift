@@ -314,13 +314,13 @@ public final class Player: @unchecked Sendable {
             var partEnded = false
             do {
                 if let chunk = try active.next() {
-                    // At 1× every chunk carries its own timestamp; through atempo the output is re-timed by count.
+                    // At 1× every chunk carries its own timestamp; stretched, the output is re-timed by count.
                     if speed == 1.0 { cursor = chunk.time }
-                    let samples = try filter.process(chunk.samples)
+                    let samples = filter.process(chunk.samples)
                     put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: samples))
                     cursor += Double(samples.count / PCM.channels) / Double(PCM.sampleRate) * speed
                 } else {
-                    let tail = try filter.finish()
+                    let tail = filter.finish()
                     put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: tail))
                     partEnded = true
                 }

@@ -26,7 +26,7 @@ public enum Doctor {
     /// The Debian packages an installed shelf runs on: the runtime side of what Scripts/setup installs to build it.
     public static let packages = [
         "libxml2", "libcurl4", "libssl3", "ca-certificates", "libsqlite3-0", "libarchive13", "zlib1g",
-        "libavformat59", "libavcodec59", "libswresample4", "libavfilter8", "libavutil57", "libsdl2-2.0-0",
+        "libavformat59", "libavcodec59", "libswresample4", "libavutil57", "libsdl2-2.0-0",
         "libsystemd0",
     ]
 
