@@ -111,12 +111,12 @@ let package = Package(
             ],
             exclude: ["Snapshots"]),
         .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
-        // FFmpeg's headers as one module (libavfilter's too, for the tempo filter's own dlopen).
+        // FFmpeg's headers as one module.
         // No pkgConfig, which would link the libraries: CPlaybackLoader opens them with dlopen. The headers are in
         // the compiler's own search path.
         .systemLibrary(
             name: "CFFmpeg",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavfilter-dev", "libavutil-dev"])]
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]
         ),
         // No pkgConfig: sdl2.pc adds -D_REENTRANT, which SwiftPM refuses; the shim includes SDL2/SDL.h itself.
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),

@@ -7,9 +7,6 @@
 #include <libavutil/opt.h>
 #include <libavutil/audio_fifo.h>
 #include <libavutil/mem.h>
-#include <dlfcn.h>
-#include <pthread.h>
-#include <stdio.h>
 
 // Function-like and compound macros Swift does not import.
 static inline int CFFmpeg_EAGAIN(void) { return AVERROR(EAGAIN); }
