@@ -42,20 +42,8 @@ extension Shelf {
                 let filter = EditionFilter(
                     availableOnly: available, state: state.flatMap { LifecycleState(rawValue: $0.lowercased()) },
                     includeRemoved: removed, series: series)
-                let editions = try store.editions(of: library, filter: filter)
-                if output.json { return try Output.json(editions) }
-                if editions.isEmpty {
-                    if !global.quiet {
-                        Output.line(library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.")
-                    }
-                    return
-                }
-                Output.table(
-                    ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "PROGRESS", "AVAILABILITY"],
-                    editions.map { edition in
-                        [edition.shortID, edition.title + (edition.inCatalog || edition.foundBy != nil ? "" : " (removed)"), edition.authors,
-                         edition.kind, edition.state.label, edition.progress, edition.circulation]
-                    })
+                let printer = ListPrinter(store: store, library: library, filter: filter, quiet: global.quiet)
+                try output.json ? printer.printJSON() : printer.printTable()
             }
         }
     }
