@@ -29,21 +29,25 @@ public enum ShortID {
         return byPrefix ? String(key.prefix(minimumLength)) : key
     }
 
-    /// The form shown for `id`, widened to `length` characters when other keys share a shorter prefix.
-    static func shown(_ id: String, length: Int?) -> String {
-        let (key, byPrefix) = key(of: id)
-        return byPrefix ? String(key.prefix(max(minimumLength, length ?? 0))) : key
-    }
-
     /// The id with its characters in reverse order (`edition.reversed_id`): its index finds an id by its end.
     static func reversed(_ id: String) -> String { String(String.UnicodeScalarView(id.unicodeScalars.reversed())) }
 
     /// An upper bound for a range scan of the keys starting with `prefix`.
     static func upperBound(of prefix: String) -> String { prefix + "\u{10FFFF}" }
 
+    /// What follows the last `:` or `/` (ignoring those at the very end), without splitting the whole id.
     private static func tail(of id: String) -> Substring {
-        id.split(whereSeparator: { $0 == ":" || $0 == "/" }).last ?? Substring(id)
+        let utf8 = id.utf8
+        var end = utf8.endIndex
+        while end > utf8.startIndex, let last = utf8[utf8.index(before: end)...].first, isSeparator(last) {
+            end = utf8.index(before: end)
+        }
+        guard end > utf8.startIndex else { return Substring(id) }
+        let start = utf8[..<end].lastIndex(where: isSeparator).map { utf8.index(after: $0) } ?? utf8.startIndex
+        return Substring(id[start..<end])
     }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool { byte == UInt8(ascii: ":") || byte == UInt8(ascii: "/") }
 
     private static func hash(of id: String) -> String {
         var hasher = FNV1a()
@@ -96,14 +100,13 @@ struct ShortIDWidths {
         if needs > ShortID.minimumLength { record(key, needs) }
     }
 
-    /// The characters to show of the key of `id` (nil: the minimum).
-    func length(of id: String) -> Int? {
-        guard !lengths.isEmpty else { return nil }
-        return lengths[Self.hash(ShortID.key(of: id).key)].map(Int.init)
-    }
-
     /// The short id to show for `id`.
-    func shortID(of id: String) -> String { ShortID.shown(id, length: length(of: id)) }
+    func shortID(of id: String) -> String {
+        let (key, byPrefix) = ShortID.key(of: id)
+        guard byPrefix else { return key }
+        let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
+        return String(key.prefix(max(ShortID.minimumLength, length ?? 0)))
+    }
 
     private mutating func record(_ key: String, _ needs: Int) {
         guard needs > ShortID.minimumLength else { return }
