@@ -2,7 +2,7 @@
 # CLI read benchmark (not a test): `shelf list`, `shelf status` and `shelf show` on a synced catalog of generated
 # Palace-style titles, each beside its floor in the same run: the sqlite3 tool running the query the command
 # needs (with every column `shelf list --json` shows, and with only the columns its table shows).
-# Each time is the median of 9 runs after one warm-up; RSS is the peak of one run.
+# Each time is the median of 9 runs after one warm-up; RSS is the peak of one run (of every shelf command).
 # Usage: Benchmarks/cli.sh [--baseline BIN_DIR] [sizes...]    (default size: 10000)
 #   --baseline: another build's bin directory (e.g. an older commit built with --scratch-path), measured the same
 #               way against a home it syncs itself, so both builds are compared in one run.
@@ -53,11 +53,11 @@ for n in "${sizes[@]}"; do
         id=$(sqlite3 "$home/shelf.sqlite" "SELECT entry_id FROM edition ORDER BY id LIMIT 1 OFFSET $((n / 2))")
         suffix=${id: -12}
         row "$n" "$name: shelf list" "$(median_ms "$dir/shelf" list --home "$home")" "$(peak_mb "$dir/shelf" list --home "$home")"
-        row "$n" "$name: shelf list --json" "$(median_ms "$dir/shelf" list --json --home "$home")" ""
-        row "$n" "$name: shelf status" "$(median_ms "$dir/shelf" status --home "$home")" ""
-        row "$n" "$name: shelf show (full id)" "$(median_ms "$dir/shelf" show "$id" --home "$home")" ""
-        row "$n" "$name: shelf show (end of the id)" "$(median_ms "$dir/shelf" show "$suffix" --home "$home")" ""
-        row "$n" "$name: shelf --version (start-up)" "$(median_ms "$dir/shelf" --version)" ""
+        row "$n" "$name: shelf list --json" "$(median_ms "$dir/shelf" list --json --home "$home")" "$(peak_mb "$dir/shelf" list --json --home "$home")"
+        row "$n" "$name: shelf status" "$(median_ms "$dir/shelf" status --home "$home")" "$(peak_mb "$dir/shelf" status --home "$home")"
+        row "$n" "$name: shelf show (full id)" "$(median_ms "$dir/shelf" show "$id" --home "$home")" "$(peak_mb "$dir/shelf" show "$id" --home "$home")"
+        row "$n" "$name: shelf show (end of the id)" "$(median_ms "$dir/shelf" show "$suffix" --home "$home")" "$(peak_mb "$dir/shelf" show "$suffix" --home "$home")"
+        row "$n" "$name: shelf --version (start-up)" "$(median_ms "$dir/shelf" --version)" "$(peak_mb "$dir/shelf" --version)"
     done
     db="$work/home-current/shelf.sqlite"
     all_columns="SELECT e.*, l.* FROM edition e LEFT JOIN loan l ON l.edition_id = e.id WHERE e.library_id = 1 ORDER BY e.title COLLATE NOCASE, e.entry_id"

@@ -17,6 +17,11 @@ package enum Output {
         print(text)
     }
 
+    /// Writes `text` as it is, with no line end added.
+    package static func raw(_ text: String) {
+        print(text, terminator: "")
+    }
+
     package static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
@@ -38,27 +43,21 @@ package enum Output {
         return encoder
     }
 
-    /// Columns padded to the widest cell; the last column is never padded.
+    /// Columns padded to the widest cell; the last column is never padded. See `TableLayout` for the width.
     static func table(_ header: [String], _ rows: [[String]]) {
         guard !header.isEmpty else { return }
-        var widths = header.map(\.count)
-        for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
-        }
-        if isTTY, let columns = terminalWidth(), let titleIndex = header.firstIndex(of: "TITLE") {
-            let others = widths.enumerated().filter { $0.offset != titleIndex }.map(\.element).reduce(0, +)
-            let spare = columns - others - 2 * (widths.count - 1)
-            widths[titleIndex] = max(16, min(widths[titleIndex], spare))
-        }
-        func render(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
-                let width = widths[index]
-                let fitted = cell.count > width ? String(cell.prefix(max(1, width - 1))) + "…" : cell
-                return index == cells.count - 1 ? fitted : fitted.padding(toLength: width, withPad: " ", startingAt: 0)
-            }.joined(separator: "  ")
-        }
-        line(bold(render(header)))
-        for row in rows { line(render(row)) }
+        var layout = TableLayout(header: header)
+        for row in rows { layout.measure(row) }
+        layout.fit(to: tableWidth())
+        line(bold(layout.render(header)))
+        for row in rows { line(layout.render(row)) }
+    }
+
+    /// The width tables are fitted to: the terminal's, or `COLUMNS` when it is set and stdout is not a terminal
+    /// (or the terminal does not say); nil (no fitting) for a pipe or file without `COLUMNS`.
+    static func tableWidth(environment: [String: String] = ProcessInfo.processInfo.environment) -> Int? {
+        if isTTY, let width = terminalWidth() { return width }
+        return environment["COLUMNS"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 > 0 ? $0 : nil }
     }
 
     static func terminalWidth() -> Int? {

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCLI
+import ShelfCore
 
 extension ListenScreen {
     /// Fits the screens to the window: lines dropped by rank when it is short, cut to its width when it is narrow,

@@ -1,5 +1,6 @@
 import Foundation
 import ShelfCLI
+import ShelfCore
 import Synchronization
 
 #if canImport(Glibc)

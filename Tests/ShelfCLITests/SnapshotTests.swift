@@ -1,4 +1,5 @@
 import Foundation
+import DemoLibrary
 import ShelfCore
 import Testing
 
@@ -39,6 +40,23 @@ enum Snapshot {
             ("show-moby-dick.txt", ["show", "7d3c0004"]),
             ("status.txt", ["status"]),
         ] {
+            let result = try await fixture.shelf.run(arguments)
+            #expect(result.status == 0, "\(arguments): \(result.stderr)")
+            try Snapshot.check(Snapshot.normalise(result.stdout, url: fixture.url), named: name)
+        }
+        await fixture.finish()
+    }
+}
+
+@Suite(.serialized) struct LargeListSnapshotTests {
+    /// 100 titles (the built-in ones, then generated Palace-style works) through `shelf list` and `list --json`:
+    /// the streamed printer must write what the one that gathered every row first wrote.
+    @Test func listOfAHundredTitles() async throws {
+        var configuration = DemoConfiguration(pageSize: 50, generatedEntries: 74)
+        configuration.keepsBuiltInTitles = true
+        let fixture = try await CLIFixture(configuration: configuration)
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        for (name, arguments) in [("list-100.txt", ["list"]), ("list-100.json", ["list", "--json"])] {
             let result = try await fixture.shelf.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             try Snapshot.check(Snapshot.normalise(result.stdout, url: fixture.url), named: name)

@@ -6,7 +6,21 @@ extension Shelf {
     /// `shelf list`: the titles in the store.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the titles of a library, with their state and availability.")
+            abstract: "List the titles of a library, with their state and availability.",
+            discussion: """
+                Rows are printed as they are read from the store; --json writes its array an element at a time.
+
+                On a terminal the table is fitted to its width: the TITLE column, then AUTHOR, shrink with an \
+                ellipsis, and a row still too wide is cut at the edge. Written to a pipe or a file the table keeps \
+                the width of its widest cells unless COLUMNS is set, when it is fitted to COLUMNS. Widths count \
+                terminal columns: an East Asian wide character takes two, a combining mark none.
+
+                The ID column is a short id to type: a UUID's first 8 characters, more when another title of the \
+                library shares them (as git widens a commit's); an ISBN or another plain token (letters, digits, \
+                '.', '_', '-', at most 24) whole; for any other id, such as a loans feed's \
+                .../works/?urn=urn%3A...%2F44977, the first 8 of 16 hex digits of a hash of the id. shelf show \
+                and the other commands take it, the start of it, the id's end, or the whole id.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: JSONOption
@@ -42,20 +56,8 @@ extension Shelf {
                 let filter = EditionFilter(
                     availableOnly: available, state: state.flatMap { LifecycleState(rawValue: $0.lowercased()) },
                     includeRemoved: removed, series: series)
-                let editions = try store.editions(of: library, filter: filter)
-                if output.json { return try Output.json(editions) }
-                if editions.isEmpty {
-                    if !global.quiet {
-                        Output.line(library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.")
-                    }
-                    return
-                }
-                Output.table(
-                    ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "PROGRESS", "AVAILABILITY"],
-                    editions.map { edition in
-                        [edition.shortID, edition.title + (edition.inCatalog || edition.foundBy != nil ? "" : " (removed)"), edition.authors,
-                         edition.kind, edition.state.label, edition.progress, edition.circulation]
-                    })
+                let printer = ListPrinter(store: store, library: library, filter: filter, quiet: global.quiet)
+                try output.json ? printer.printJSON() : printer.printTable()
             }
         }
     }

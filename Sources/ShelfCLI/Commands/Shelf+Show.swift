@@ -7,7 +7,11 @@ extension Shelf {
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a title's details, availability, allowed actions and history.",
-            discussion: "ID is the title's Atom id, or any unique part of it (an ISBN, the start of a UUID).")
+            discussion: """
+                ID is the title's Atom id, its short id as shelf list shows it (or the start of that), the end of \
+                the id, or any other unique part of it (an ISBN, the start of a UUID). All but the last are looked \
+                up in an index; any other part is looked for in every id.
+                """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: JSONOption

@@ -50,12 +50,13 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL, foundBy
     }
 
-    /// `listening` is how far the patron is, from the positions database (nil when never played).
-    init(row: Row, listening: (Consumption, Double?)?, now: Date) {
+    /// `listening` is how far the patron is, from the positions database (nil when never played); `shortIDs` widens
+    /// the short id where other ids of the library share its first characters.
+    init(row: Row, listening: (Consumption, Double?)?, now: Date, shortIDs: ShortIDWidths? = nil) {
         func value<T: DatabaseValueConvertible>(_ column: Column) -> T { row[column.rawValue] }
         func date(_ column: Column) -> Date? { (row[column.rawValue] as Double?).map(Date.init(timeIntervalSince1970:)) }
         id = value(.entryID)
-        shortID = EditionSummary.shortForm(of: id)
+        shortID = shortIDs?.shortID(of: id) ?? ShortID.base(of: id)
         title = value(.title)
         authors = value(.authors)
         narrators = value(.narrators)
@@ -119,12 +120,9 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     /// "audiobook", "audiobook (Findaway DRM)", "ebook": the TYPE column of `shelf list`.
     public var kind: String { protection.map { "\(medium) (\($0) DRM)" } ?? medium }
 
-    /// The part of an id a patron would type: an ISBN, or the first block of a UUID.
-    public static func shortForm(of id: String) -> String {
-        let tail = id.split(whereSeparator: { $0 == ":" || $0 == "/" }).last.map(String.init) ?? id
-        let isUUID = tail.count == 36 && tail.filter { $0 == "-" }.count == 4
-        return isUUID ? String(tail.prefix(8)) : tail
-    }
+    /// The part of an id a patron would type: an ISBN, the first block of a UUID, or the start of a hash of an id
+    /// that is neither (see `ShortID`); not widened for uniqueness (`shelf list` widens it).
+    public static func shortForm(of id: String) -> String { ShortID.base(of: id) }
 }
 
 /// Circulation phrases shared by `list`, `show` and `status`.
@@ -291,63 +289,6 @@ extension Store {
         FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
         """
 
-    /// The editions of a library, by title.
-    public func editions(of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date()) throws(StoreError)
-        -> [EditionSummary]
-    {
-        var conditions = ["e.library_id = ?"]
-        var arguments: [any DatabaseValueConvertible] = [library.id]
-        // A title only browse or search found is not the catalog's, nor removed from it: listed once acted on.
-        conditions.append(filter.includeRemoved
-            ? "(e.found_by IS NULL OR l.kind IS NOT NULL OR e.state != 'new')"
-            : "(e.in_catalog = 1 OR l.kind IS NOT NULL OR e.state != 'new')")
-        if let state = filter.state {
-            conditions.append("e.state = ?")
-            arguments.append(state.rawValue)
-        }
-        // SQLite folds case for ASCII only; the name is compared below, in full Unicode.
-        let series = filter.series?.trimmingCharacters(in: .whitespacesAndNewlines)
-        if series != nil { conditions.append("e.series_name IS NOT NULL") }
-        let listening = try consumption(in: library.id)
-        return try read { db in
-            let statement = try db.cachedStatement(
-                sql: "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
-            statement.arguments = StatementArguments(arguments)
-            var result: [EditionSummary] = []
-            let rows = try Row.fetchCursor(statement)
-            while let row = try rows.next() {
-                let edition = EditionSummary(
-                    row: row, listening: listening[row[EditionSummary.Column.rowID.rawValue]], now: now)
-                if filter.availableOnly && !edition.canBeHadNow { continue }
-                if let series, edition.series?.name.compare(series, options: .caseInsensitive) != .orderedSame {
-                    continue
-                }
-                result.append(edition)
-            }
-            return result
-        }
-    }
-
-    /// Finds an edition by its full id, or by a part of it that matches exactly one.
-    public func resolveEdition(_ query: String, in library: Library) throws(StoreError) -> EditionRef {
-        let matches = try read { db -> [Row] in
-            if let row = try Row.fetchOne(
-                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
-                arguments: [library.id, query])
-            {
-                return [row]
-            }
-            let pattern = "%" + query.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
-            return try Row.fetchAll(
-                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
-                arguments: [library.id, pattern])
-        }
-        guard !matches.isEmpty else { throw .editionNotFound(query) }
-        guard matches.count == 1 else { throw .ambiguousEdition(query, matches.map { $0[1] }) }
-        return EditionRef(libraryID: library.id, rowID: matches[0][0], entryID: matches[0][1])
-    }
-
     /// Everything known about one edition.
     public func edition(_ query: String, in library: Library, now: Date = Date()) throws(StoreError) -> EditionDetail {
         try edition(try resolveEdition(query, in: library), now: now)
@@ -360,7 +301,8 @@ extension Store {
             guard let row = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [edition.rowID]) else {
                 throw StoreError.editionNotFound(edition.entryID)
             }
-            return EditionSummary(row: row, listening: listening, now: now)
+            let shortIDs = try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)
+            return EditionSummary(row: row, listening: listening, now: now, shortIDs: shortIDs)
         }
     }
 
@@ -393,7 +335,10 @@ extension Store {
                 db, sql: "SELECT at, kind, detail FROM event WHERE edition_id = ? ORDER BY at, id", arguments: [rowID]
             ).map { EditionEvent(at: Date(timeIntervalSince1970: $0["at"]), kind: $0["kind"], detail: $0["detail"]) }
             return EditionDetail(
-                summary: EditionSummary(row: summaryRow, listening: listening, now: now), subtitle: row["subtitle"], description: row["summary"],
+                summary: EditionSummary(
+                    row: summaryRow, listening: listening, now: now,
+                    shortIDs: try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)),
+                subtitle: row["subtitle"], description: row["summary"],
                 publisher: row["publisher"], issued: row["issued"], language: row["language"],
                 distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],
                 published: row["published"], coverURL: row["cover_url"], thumbnailURL: row["thumbnail_url"],
@@ -421,6 +366,7 @@ extension Store {
                 states[row[0]] = row[1]
             }
             let count = { (sql: String) in try Int.fetchOne(db, sql: sql, arguments: [library.id]) ?? 0 }
+            let shelf = try Self.shelfCounts(db, libraryID: library.id)
             let lastRun = try Int64.fetchOne(
                 db, sql: "SELECT id FROM sync_run WHERE library_id = ? AND status = 'ok' ORDER BY id DESC LIMIT 1",
                 arguments: [library.id])
@@ -436,8 +382,7 @@ extension Store {
                 lastSyncStatus: library.lastSyncStatus, lastSyncMessage: library.lastSyncMessage, states: states,
                 titles: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 1"),
                 removed: try count("SELECT COUNT(*) FROM edition WHERE library_id = ? AND in_catalog = 0 AND found_by IS NULL"),
-                loans: try Self.shelfCounts(db, libraryID: library.id).loans,
-                holds: try Self.shelfCounts(db, libraryID: library.id).holds,
+                loans: shelf.loans, holds: shelf.holds,
                 lastChanges: changes)
         }
     }

@@ -239,8 +239,8 @@ final class EntryApplier {
 
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
-                             changed_at, state, has_local_copy, state_changed_at)
-        VALUES (\(Array(repeating: "?", count: 35).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?)
+                             changed_at, state, has_local_copy, state_changed_at, short_key, reversed_id)
+        VALUES (\(Array(repeating: "?", count: 35).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
         """
 
     private static let updateSQL: String = {
@@ -267,6 +267,9 @@ final class EntryApplier {
         statement.bind(now)
         statement.bind(now)
         statement.bind(now)
+        // The id never changes, so these are set once; an update leaves them be.
+        statement.bind(ShortID.key(of: record.entry.id).key)
+        statement.bind(ShortID.reversed(record.entry.id))
         try statement.run()
         let id = db.lastInsertedRowID
         try insertAcquisitions(record, editionID: id)

@@ -1,10 +1,13 @@
 import Foundation
 
 /// How many columns of a terminal text takes: colour escapes none, combining marks none, East Asian wide
-/// characters and emoji two, everything else (the ▶ ❚ █ ░ … glyphs the screen uses) one.
-enum TextWidth {
+/// characters and emoji two, everything else (the ▶ ❚ █ ░ … glyphs the screen uses) one. Used by the player's
+/// screen and by the tables of `shelf list` and the other listing commands.
+public enum TextWidth {
     /// The columns `text` takes on the screen.
-    static func of(_ text: String) -> Int {
+    public static func of(_ text: String) -> Int {
+        // Printable ASCII, most of any catalog, is one column a byte.
+        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
         var width = 0
         var inEscape = false
         for character in text {
@@ -18,7 +21,7 @@ enum TextWidth {
         return width
     }
 
-    static func of(_ character: Character) -> Int {
+    public static func of(_ character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 0 }
         let value = scalar.value
         if value < 0x20 || value == 0x7F { return 0 }
@@ -40,7 +43,7 @@ enum TextWidth {
     }
 
     /// `line` cut to `columns` columns; its colour escapes are kept (and reset at the end when it has any).
-    static func fit(_ line: String, to columns: Int) -> String {
+    public static func fit(_ line: String, to columns: Int) -> String {
         var visible = 0
         var result = ""
         var inEscape = false
@@ -64,7 +67,7 @@ enum TextWidth {
     }
 
     /// The end of `text` that fits in `columns` columns (for a prompt, where the typing is at the end).
-    static func tail(_ text: String, _ columns: Int) -> String {
+    public static func tail(_ text: String, _ columns: Int) -> String {
         guard of(text) > columns else { return text }
         var result = ""
         var width = 0
@@ -75,5 +78,20 @@ enum TextWidth {
             width += next
         }
         return result
+    }
+
+    /// `text` cut to `columns` columns, its last column an ellipsis when anything was cut.
+    public static func truncate(_ text: String, to columns: Int) -> String {
+        let width = of(text)
+        guard width > columns else { return text }
+        guard columns > 0 else { return "" }
+        let kept = fit(text, to: columns - 1)
+        return kept + "…" + String(repeating: " ", count: max(0, columns - 1 - of(kept)))
+    }
+
+    /// `text` followed by spaces up to `columns` columns (a text that is wider is left as it is).
+    public static func pad(_ text: String, to columns: Int) -> String {
+        let width = of(text)
+        return width >= columns ? text : text + String(repeating: " ", count: columns - width)
     }
 }

@@ -1,0 +1,92 @@
+import Foundation
+import ShelfCore
+
+/// Prints `shelf list` a row at a time: one pass over the store measures the columns, a second prints each row as
+/// the cursor reads it, so nothing is gathered and the first row appears before the last is read.
+struct ListPrinter {
+    static let header = ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "PROGRESS", "AVAILABILITY"]
+
+    let store: Store
+    let library: Library
+    let filter: EditionFilter
+    var quiet = false
+    /// The terminal width to fit the table to (nil: as wide as its cells).
+    var width: Int? = Output.tableWidth()
+    /// Where the text goes (each line with its line end).
+    var write: (String) -> Void = { Output.raw($0) }
+    /// Runs once the store's cursor has read the last row (a seam for tests of streaming).
+    var cursorEnded: () -> Void = {}
+
+    /// The cells of one row.
+    static func cells(_ edition: EditionSummary) -> [String] {
+        [edition.shortID, edition.title + (edition.inCatalog || edition.foundBy != nil ? "" : " (removed)"),
+         edition.authors, edition.kind, edition.state.label, edition.progress, edition.circulation]
+    }
+
+    func printTable() throws {
+        var layout = TableLayout(header: Self.header)
+        var rows = 0
+        var fitted = false
+        try store.forEachEdition(of: library, filter: filter, passes: 2, cursorEnded: cursorEnded) { pass, edition in
+            let cells = Self.cells(edition)
+            if pass == 0 {
+                layout.measure(cells)
+                rows += 1
+                return
+            }
+            if !fitted {
+                layout.fit(to: width)
+                write(Output.bold(layout.render(Self.header)) + "\n")
+                fitted = true
+            }
+            write(layout.render(cells) + "\n")
+        }
+        if rows == 0 && !quiet {
+            write((library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.") + "\n")
+        }
+    }
+
+    /// `list --json`: a JSON array written an element at a time, the same bytes `Output.json` writes for the whole
+    /// array.
+    func printJSON() throws {
+        var array = JSONArrayWriter(write: write)
+        try store.forEachEdition(of: library, filter: filter, passes: 1, cursorEnded: cursorEnded) { _, edition in
+            try array.append(edition)
+        }
+        array.finish()
+    }
+}
+
+/// Writes a pretty-printed JSON array one element at a time, byte for byte as `Output.json` writes the whole array.
+struct JSONArrayWriter {
+    /// Where the text goes.
+    let write: (String) -> Void
+    private let encoder = Output.encoder
+    private var count = 0
+
+    init(write: @escaping (String) -> Void) {
+        self.write = write
+    }
+
+    mutating func append<T: Encodable>(_ value: T) throws {
+        let element = String(decoding: try encoder.encode(value), as: UTF8.self)
+        // Each line of the element one level deeper; an empty line (inside an empty array or object) stays empty.
+        // JSON strings hold no raw line ends, so every "\n" is between lines.
+        var text = count == 0 ? "[\n" : ",\n"
+        text.reserveCapacity(element.utf8.count * 5 / 4)
+        var first = true
+        for line in element.split(separator: "\n", omittingEmptySubsequences: false) {
+            if !first { text += "\n" }
+            first = false
+            if !line.isEmpty { text += "  " }
+            text += line
+        }
+        count += 1
+        write(text)
+    }
+
+    /// Closes the array (an empty one is `[`, an empty line, `]`, as `JSONEncoder` writes it).
+    func finish() {
+        write(count == 0 ? "[\n\n]\n" : "\n]\n")
+    }
+}

@@ -1,0 +1,61 @@
+import ShelfCore
+
+/// The column widths of a table printed a row at a time: measured over every row first (`measure`), then fitted to
+/// the terminal (`fit`), so each row can be printed as soon as it is read. Widths are terminal columns
+/// (`TextWidth`): an East Asian wide character counts two, a combining mark none.
+struct TableLayout {
+    private(set) var widths: [Int]
+    /// The terminal width the rows are cut to, when fitted.
+    private(set) var columns: Int?
+    private let header: [String]
+
+    /// The narrowest the TITLE and AUTHOR columns are made before rows are cut at the terminal's edge.
+    static let narrowestTitle = 16
+    static let narrowestAuthor = 12
+
+    init(header: [String]) {
+        self.header = header
+        widths = header.map(TextWidth.of)
+    }
+
+    /// Widens the columns to fit `cells`.
+    mutating func measure(_ cells: [String]) {
+        for (index, cell) in cells.enumerated() where index < widths.count {
+            let width = TextWidth.of(cell)
+            if width > widths[index] { widths[index] = width }
+        }
+    }
+
+    /// Narrows the table to `columns` (nil: leaves it as wide as its widest cells): the TITLE column first, down to
+    /// `narrowestTitle`, then AUTHOR, down to `narrowestAuthor`; a row still too wide is cut at the edge with "…".
+    mutating func fit(to columns: Int?) {
+        guard let columns else { return }
+        self.columns = columns
+        for (name, narrowest) in [("TITLE", Self.narrowestTitle), ("AUTHOR", Self.narrowestAuthor)] {
+            guard let index = header.firstIndex(of: name) else { continue }
+            let excess = total - columns
+            guard excess > 0 else { return }
+            widths[index] = max(min(widths[index], narrowest), widths[index] - excess)
+        }
+    }
+
+    /// The columns a row takes before the last cell's own width.
+    private var total: Int { widths.reduce(0, +) + 2 * (widths.count - 1) }
+
+    /// One line of the table: each cell cut with "…" and padded to its column, the last cell neither padded nor cut
+    /// except at the terminal's edge.
+    func render(_ cells: [String]) -> String {
+        var line = ""
+        for (index, cell) in cells.enumerated() {
+            if index > 0 { line += "  " }
+            guard index < cells.count - 1 else {
+                line += cell
+                break
+            }
+            let width = index < widths.count ? widths[index] : TextWidth.of(cell)
+            line += TextWidth.pad(TextWidth.truncate(cell, to: width), to: width)
+        }
+        if let columns { return TextWidth.truncate(line, to: columns) }
+        return line
+    }
+}

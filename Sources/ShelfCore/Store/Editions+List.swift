@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+
+extension Store {
+    /// The editions of a library, by title.
+    public func editions(of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date()) throws(StoreError)
+        -> [EditionSummary]
+    {
+        var result: [EditionSummary] = []
+        try forEachEdition(of: library, filter: filter, now: now) { result.append($0) }
+        return result
+    }
+
+    /// Hands each edition of a library to `body`, by title, as the cursor reads it (nothing gathered).
+    public func forEachEdition(
+        of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date(),
+        _ body: (EditionSummary) throws -> Void
+    ) throws(StoreError) {
+        try forEachEdition(of: library, filter: filter, now: now, passes: 1) { _, edition in try body(edition) }
+    }
+
+    /// Hands each edition of a library to `body`, by title, as the cursor reads it (nothing gathered), `passes` times
+    /// over one snapshot: `shelf list` measures its columns in the first pass and prints each row in the second as
+    /// soon as it is read. `cursorEnded` runs once the last row of the last pass has been read.
+    public func forEachEdition(
+        of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date(), passes: Int,
+        cursorEnded: () -> Void = {}, _ body: (_ pass: Int, EditionSummary) throws -> Void
+    ) throws(StoreError) {
+        var conditions = ["e.library_id = ?"]
+        var arguments: [any DatabaseValueConvertible] = [library.id]
+        // A title only browse or search found is not the catalog's, nor removed from it: listed once acted on.
+        conditions.append(filter.includeRemoved
+            ? "(e.found_by IS NULL OR l.kind IS NOT NULL OR e.state != 'new')"
+            : "(e.in_catalog = 1 OR l.kind IS NOT NULL OR e.state != 'new')")
+        if let state = filter.state {
+            conditions.append("e.state = ?")
+            arguments.append(state.rawValue)
+        }
+        // SQLite folds case for ASCII only; the name is compared below, in full Unicode.
+        let series = filter.series?.trimmingCharacters(in: .whitespacesAndNewlines)
+        if series != nil { conditions.append("e.series_name IS NOT NULL") }
+        let listening = try consumption(in: library.id)
+        try read { db in
+            let shortIDs = try ShortIDWidths(db, libraryID: library.id)
+            let statement = try db.cachedStatement(
+                sql: "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
+            statement.arguments = StatementArguments(arguments)
+            for pass in 0..<passes {
+                let rows = try Row.fetchCursor(statement)
+                while let row = try rows.next() {
+                    let edition = EditionSummary(
+                        row: row, listening: listening[row[EditionSummary.Column.rowID.rawValue]], now: now,
+                        shortIDs: shortIDs)
+                    if filter.availableOnly && !edition.canBeHadNow { continue }
+                    if let series, edition.series?.name.compare(series, options: .caseInsensitive) != .orderedSame {
+                        continue
+                    }
+                    try body(pass, edition)
+                }
+            }
+            cursorEnded()
+        }
+    }
+
+    /// Finds an edition by its full id, its short id, the start of its key (see `ShortID`) or the end of the id,
+    /// through indexes; any other part of the id that matches exactly one is looked for in every id.
+    public func resolveEdition(_ query: String, in library: Library) throws(StoreError) -> EditionRef {
+        let matches = try read { db -> [Row] in
+            if let row = try Row.fetchOne(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
+                arguments: [library.id, query])
+            {
+                return [row]
+            }
+            let reversed = ShortID.reversed(query)
+            let indexed = try Row.fetchAll(db, sql: """
+                SELECT id, entry_id FROM (SELECT id, entry_id FROM edition
+                    WHERE library_id = ?1 AND short_key >= ?2 AND short_key < ?3 LIMIT 10)
+                UNION
+                SELECT id, entry_id FROM (SELECT id, entry_id FROM edition
+                    WHERE library_id = ?1 AND reversed_id >= ?4 AND reversed_id < ?5 LIMIT 10)
+                LIMIT 10
+                """, arguments: [
+                    library.id, query, ShortID.upperBound(of: query), reversed, ShortID.upperBound(of: reversed),
+                ])
+            if !indexed.isEmpty { return indexed }
+            let pattern = "%" + query.replacingOccurrences(of: "\\", with: "\\\\")
+                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            return try Row.fetchAll(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
+                arguments: [library.id, pattern])
+        }
+        guard !matches.isEmpty else { throw .editionNotFound(query) }
+        guard matches.count == 1 else { throw .ambiguousEdition(query, matches.map { $0[1] }) }
+        return EditionRef(libraryID: library.id, rowID: matches[0][0], entryID: matches[0][1])
+    }
+}

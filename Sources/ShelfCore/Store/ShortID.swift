@@ -1,0 +1,131 @@
+import GRDB
+
+/// The short ids `shelf list` shows and `shelf show` takes.
+///
+/// Every id has a key, stored in `edition.short_key`: the last part of the id (after its last `:` or `/`) when that
+/// is a UUID or a plain token a person can type (letters, digits, `.`, `_`, `-`; at most 24 of them, as an ISBN);
+/// otherwise (a loans-feed URL such as `…/works/?urn=urn%3A…%2F44977`) 16 hex digits of a hash of the whole id.
+/// A token is shown whole; a UUID or a hash by its first 8 characters, or, as git does, by the shortest longer
+/// prefix that no other key of the library shares.
+public enum ShortID {
+    /// The shortest prefix shown of a UUID or a hash.
+    public static let minimumLength = 8
+
+    /// An id's key, and whether it is shown by a prefix (a UUID or a hash) rather than whole (a token).
+    public static func key(of id: String) -> (key: String, byPrefix: Bool) {
+        let tail = tail(of: id)
+        if tail.utf8.count == 36, tail.utf8.filter({ $0 == UInt8(ascii: "-") }).count == 4,
+           tail.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: "-") })
+        {
+            return (String(tail), true)
+        }
+        if !tail.isEmpty, tail.utf8.count <= 24, tail.utf8.allSatisfy(isTokenByte) { return (String(tail), false) }
+        return (hash(of: id), true)
+    }
+
+    /// The form shown when no other key of the library shares its first `minimumLength` characters.
+    public static func base(of id: String) -> String {
+        let (key, byPrefix) = key(of: id)
+        return byPrefix ? String(key.prefix(minimumLength)) : key
+    }
+
+    /// The id with its characters in reverse order (`edition.reversed_id`): its index finds an id by its end.
+    static func reversed(_ id: String) -> String { String(String.UnicodeScalarView(id.unicodeScalars.reversed())) }
+
+    /// An upper bound for a range scan of the keys starting with `prefix`.
+    static func upperBound(of prefix: String) -> String { prefix + "\u{10FFFF}" }
+
+    /// What follows the last `:` or `/` (ignoring those at the very end), without splitting the whole id.
+    private static func tail(of id: String) -> Substring {
+        let utf8 = id.utf8
+        var end = utf8.endIndex
+        while end > utf8.startIndex, let last = utf8[utf8.index(before: end)...].first, isSeparator(last) {
+            end = utf8.index(before: end)
+        }
+        guard end > utf8.startIndex else { return Substring(id) }
+        let start = utf8[..<end].lastIndex(where: isSeparator).map { utf8.index(after: $0) } ?? utf8.startIndex
+        return Substring(id[start..<end])
+    }
+
+    private static func isSeparator(_ byte: UInt8) -> Bool { byte == UInt8(ascii: ":") || byte == UInt8(ascii: "/") }
+
+    private static func hash(of id: String) -> String {
+        var hasher = FNV1a()
+        hasher.combine(id)
+        let hex = String(hasher.value, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-")
+    }
+}
+
+/// The keys of a library that share more than `ShortID.minimumLength` characters with another, with the length
+/// that sets them apart; every other key is shown at the minimum length. Read in one pass over the key index.
+struct ShortIDWidths {
+    /// Keyed by a hash of the key, so a catalog whose every id shares a prefix costs 16 bytes a title, not a string.
+    private var lengths: [UInt64: UInt8] = [:]
+
+    init(_ db: Database, libraryID: Int64) throws {
+        let keys = try String.fetchCursor(
+            db, sql: "SELECT short_key FROM edition WHERE library_id = ? AND short_key IS NOT NULL ORDER BY short_key",
+            arguments: [libraryID])
+        var previous: String?
+        while let key = try keys.next() {
+            if let previous {
+                let needs = Self.commonPrefix(previous, key) + 1
+                record(previous, needs)
+                record(key, needs)
+            }
+            previous = key
+        }
+    }
+
+    /// Widths for one id: its key against its two neighbours in the index.
+    init(_ db: Database, libraryID: Int64, id: String) throws {
+        let key = ShortID.key(of: id).key
+        let before = try String.fetchOne(
+            db, sql: "SELECT short_key FROM edition WHERE library_id = ? AND short_key < ? ORDER BY short_key DESC LIMIT 1",
+            arguments: [libraryID, key])
+        let after = try String.fetchOne(
+            db, sql: "SELECT short_key FROM edition WHERE library_id = ? AND short_key > ? ORDER BY short_key LIMIT 1",
+            arguments: [libraryID, key])
+        let needs = [before, after].compactMap { $0 }.map { Self.commonPrefix($0, key) + 1 }.max() ?? 0
+        if needs > ShortID.minimumLength { record(key, needs) }
+    }
+
+    /// The short id to show for `id`.
+    func shortID(of id: String) -> String {
+        let (key, byPrefix) = ShortID.key(of: id)
+        guard byPrefix else { return key }
+        let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
+        return String(key.prefix(max(ShortID.minimumLength, length ?? 0)))
+    }
+
+    private mutating func record(_ key: String, _ needs: Int) {
+        guard needs > ShortID.minimumLength else { return }
+        let hash = Self.hash(key)
+        lengths[hash] = max(lengths[hash] ?? 0, UInt8(min(needs, 255)))
+    }
+
+    private static func hash(_ key: String) -> UInt64 {
+        var hasher = FNV1a()
+        hasher.combine(key)
+        return hasher.value
+    }
+
+    private static func commonPrefix(_ a: String, _ b: String) -> Int {
+        var count = 0
+        for (x, y) in zip(a.utf8, b.utf8) {
+            guard x == y else { break }
+            count += 1
+        }
+        return count
+    }
+}

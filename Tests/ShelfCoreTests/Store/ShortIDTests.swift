@@ -1,0 +1,99 @@
+import Foundation
+import GRDB
+import Testing
+@testable import ShelfCore
+
+/// Short ids, finding a title by them, and the counts of `shelf status`, on a store written before
+/// v15-edition-status-index and migrated by opening it.
+@Suite struct ShortIDTests {
+    static let first = "urn:uuid:04377e87-aaaa-4c6b-9f0e-d0c5e1f00001"
+    static let second = "urn:uuid:04377e87-bbbb-4c6b-9f0e-d0c5e1f000b2"
+    static let other = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
+    static let isbn = "urn:isbn:9781488208676"
+    static let loan = "https://circulation.example.org/lib/works/?urn=urn%3Alibrarysimplified.org%2Fterms%2Fid%2FBibliotheca%20ID%2F44977"
+
+    /// Five editions of one library (one removed) and one of another, written at v14; then opened as a Store.
+    static func migratedStore(_ test: TestHome) throws -> Store {
+        try test.home.prepare()
+        let queue = try DatabaseQueue(path: test.home.database.path)
+        try Migrations.migrator.migrate(queue, upTo: "v14-follows-and-download-policy")
+        try queue.write { db in
+            try db.execute(sql: """
+                INSERT INTO library (id, name, url, is_default, created_at) VALUES (1, 'lib', 'http://127.0.0.1:1/', 1, 0);
+                INSERT INTO library (id, name, url, is_default, created_at) VALUES (2, 'two', 'http://127.0.0.1:2/', 0, 0);
+                """)
+            for (index, (library, id, state, inCatalog)) in [
+                (1, first, "new", 1), (1, second, "downloaded", 1), (1, other, "new", 1), (1, isbn, "new", 0),
+                (1, loan, "new", 1), (2, "urn:uuid:04377e87-cccc-4c6b-9f0e-d0c5e1f00003", "new", 1),
+            ].enumerated() {
+                try db.execute(sql: """
+                    INSERT INTO edition (library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
+                        changed_at, state_changed_at, state, in_catalog) VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, ?, ?)
+                    """, arguments: [library, id, "Title \(index)", state, inCatalog])
+            }
+        }
+        try queue.close()
+        return try Store(home: test.home)
+    }
+
+    @Test func keys() {
+        #expect(ShortID.base(of: Self.other) == "7d3c0002")
+        #expect(ShortID.base(of: Self.isbn) == "9781488208676")
+        #expect(ShortID.base(of: "urn:librarysimplified.org/terms/id/Gutenberg ID/1342") == "1342")
+        // A loans-feed URL: its tail is no token a person can type, so a hash of the whole id stands for it.
+        let loan = ShortID.key(of: Self.loan)
+        #expect(loan.byPrefix && loan.key.count == 16 && loan.key.allSatisfy(\.isHexDigit))
+        #expect(ShortID.base(of: Self.loan) == String(loan.key.prefix(8)))
+        #expect(ShortID.key(of: Self.loan + "0").key != loan.key)
+    }
+
+    @Test func shortIDsAreWidenedUntilUniqueAndFindTheirTitle() throws {
+        let test = TestHome()
+        let store = try Self.migratedStore(test)
+        let library = try store.library(named: "lib")
+        let filled = try store.read { db in
+            try Row.fetchAll(db, sql: "SELECT entry_id, short_key, reversed_id FROM edition").map {
+                [$0[0], $0[1], $0[2]] as [String]
+            }
+        }
+        #expect(filled.allSatisfy { $0[1] == ShortID.key(of: $0[0]).key && $0[2] == String($0[0].reversed()) })
+
+        let listed = Dictionary(uniqueKeysWithValues: try store.editions(of: library, filter: EditionFilter(includeRemoved: true))
+            .map { ($0.id, $0.shortID) })
+        let hash = ShortID.base(of: Self.loan)
+        #expect(listed == [
+            Self.first: "04377e87-a", Self.second: "04377e87-b", Self.other: "7d3c0002", Self.isbn: "9781488208676",
+            Self.loan: hash,
+        ])
+        for (id, short) in listed {
+            let edition = try store.resolveEdition(short, in: library)
+            #expect(edition.entryID == id)
+            #expect(try store.summary(of: edition).shortID == short)
+            #expect(try store.edition(edition).summary.shortID == short)
+            // The end of the id, as the benchmark types it.
+            #expect(try store.resolveEdition(String(id.suffix(12)), in: library).entryID == id)
+            #expect(try store.resolveEdition(id, in: library).entryID == id)
+        }
+        // The 8 characters both share are ambiguous; the other library's third never counts.
+        #expect(throws: StoreError.self) { try store.resolveEdition("04377e87", in: library) }
+        // Any other part of an id is still found, by a scan.
+        #expect(try store.resolveEdition("librarysimplified", in: library).entryID == Self.loan)
+        #expect(throws: StoreError.self) { try store.resolveEdition("nothing-like-it", in: library) }
+    }
+
+    @Test func statusCountsAreTheSameWithoutTheIndexAndReadFromIt() throws {
+        let test = TestHome()
+        let store = try Self.migratedStore(test)
+        let library = try store.library(named: "lib")
+        let plan = try store.read { db in
+            try Row.fetchAll(db, sql: """
+                EXPLAIN QUERY PLAN SELECT state, COUNT(*) FROM edition WHERE library_id = 1 AND in_catalog = 1 GROUP BY state
+                """).map { $0["detail"] as String }.joined(separator: "; ")
+        }
+        #expect(plan.contains("COVERING INDEX edition_status"), "\(plan)")
+        let indexed = try store.status(of: library)
+        #expect(indexed.titles == 4 && indexed.removed == 1 && indexed.states["new"] == 3 && indexed.states["downloaded"] == 1)
+        try store.write { db in try db.execute(sql: "DROP INDEX edition_status") }
+        #expect(try store.status(of: library) == indexed)
+    }
+}
