@@ -67,20 +67,32 @@ import Testing
         return samples[(first & ~1)...(last | 1)]
     }
 
-    /// Dominant frequency of the left channel, by zero crossings.
+    /// Dominant frequency of the left channel, by zero crossings, counted within its sounding stretches only: a
+    /// stretch of silence (an underrun, when a loaded test machine starves the player for a moment, or a pause in
+    /// the tone) has no crossings and would pull the figure down without saying anything about the pitch.
     private func frequency(_ samples: ArraySlice<Int16>) -> Double {
+        let left = stride(from: samples.startIndex, to: samples.endIndex, by: 2).map { samples[$0] }
+        let silentFrames = 220  // 5 ms of near-zero samples ends a stretch
         var crossings = 0
-        var previous: Int16 = 0
         var frames = 0
-        var index = samples.startIndex
-        while index < samples.endIndex {
-            let sample = samples[index]
-            if frames > 0 && (previous < 0) != (sample < 0) { crossings += 1 }
-            previous = sample
-            frames += 1
-            index += 2
+        var stretchStart = 0
+        var quiet = 0
+        func count(_ range: Range<Int>) {
+            guard range.count >= 4_410 else { return }  // at least 0.1 s
+            for index in range.dropFirst() where (left[index - 1] < 0) != (left[index] < 0) { crossings += 1 }
+            frames += range.count
         }
-        return Double(crossings) / 2 / (Double(frames) / 44_100)
+        for (index, sample) in left.enumerated() {
+            if abs(Int(sample)) < 64 {
+                quiet += 1
+                if quiet == silentFrames { count(stretchStart..<(index - silentFrames + 1)) }
+            } else {
+                if quiet >= silentFrames { stretchStart = index }
+                quiet = 0
+            }
+        }
+        if quiet < silentFrames { count(stretchStart..<left.count) }
+        return frames == 0 ? 0 : Double(crossings) / 2 / (Double(frames) / 44_100)
     }
 
     @Test func withoutAScreenItPrintsAChapterLineAndFinishesWhereTheBookEnds() async throws {
