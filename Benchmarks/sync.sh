@@ -4,7 +4,8 @@
 #   full sync (entries/s, including the SQLite writes), peak RSS, unchanged re-sync (all 304), and re-sync
 #   after 5% of the entries changed (spread over every page).
 # Each size is synced twice from the same server in one run: the OPDS 1 (Atom) feeds at the root and the same
-# catalog as OPDS 2 (JSON) at /opds2/, side by side.
+# catalog as OPDS 2 (JSON) at /opds2/, side by side. After the OPDS 1 full sync, the floor: libxml2's xmlTextReader
+# in C over the same pages, with shelf's CPU and rate as ratios of it.
 # Usage: Benchmarks/sync.sh [sizes...]     (default: 10000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +23,43 @@ import json, sys
 wall, user, system, rss = open(sys.argv[1]).read().split()[-4:]
 s = json.load(open(sys.argv[2]))[0]
 print(wall, user, system, rss, s["added"], s["changed"], s["removed"], s["pages"], s["pagesNotModified"])
+PY
+}
+
+# The floor: the same pages saved to files (the root, its crawlable feed and that feed's next pages), read by libxml2's
+# xmlTextReader in C touching each entry's id, updated and links (Benchmarks/SyncFloor/opds-floor.c, built here);
+# then shelf's full sync beside it: CPU as a multiple of the floor's, and its entries/s as a share of the floor's.
+cc -O2 $(pkg-config --cflags libxml-2.0) Benchmarks/SyncFloor/opds-floor.c -o "$work/opds-floor" \
+    $(pkg-config --libs libxml-2.0)
+floor() {
+    local n=$1 catalog=$2 wall=$3 user=$4 system=$5
+    rm -rf "$work/pages" && mkdir "$work/pages"
+    python3 - "$catalog" "$work/pages" <<'PY'
+import re, sys, urllib.request
+# The pages a sync reads: the root, the crawlable feed of the whole collection it links, and every rel="next".
+root, directory = sys.argv[1], sys.argv[2]
+queue, seen = [root], {root}
+while queue:
+    url = queue.pop(0)
+    body = urllib.request.urlopen(url).read()
+    open(f"{directory}/{len(seen) - len(queue):04}.xml", "wb").write(body)
+    for link in re.findall(rb"<link[^>]*>", body):
+        rel, href = re.search(rb'rel="([^"]*)"', link), re.search(rb'href="([^"]*)"', link)
+        crawlable = rel and rel.group(1) == b"http://opds-spec.org/crawlable" and url == root
+        if rel and href and (rel.group(1) == b"next" or crawlable):
+            target = href.group(1).decode().replace("&amp;", "&")
+            if target.startswith(root) and target not in seen:
+                seen.add(target)
+                queue.append(target)
+PY
+    read -r entries _ cpu _ < <("$work/opds-floor" "$work/pages"/*.xml)
+    python3 - "$n" "$entries" "$cpu" "$wall" "$user" "$system" <<'PY'
+import sys
+n, entries, floor_cpu, wall, user, system = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
+floor_rate = entries / floor_cpu
+print(f"{n:<8} {'floor xmlTextReader':<22} {'-':>8} {floor_rate:10.0f} {floor_cpu:8.2f} {'':>9} {entries} entries (rate per CPU second)")
+print(f"{n:<8} {'shelf/floor':<22} {'':>8} {int(n) / wall / floor_rate:9.2f}× {(user + system) / floor_cpu:7.2f}×"
+      f"   (entries/s as a share of the floor's; CPU as a multiple of the floor's)")
 PY
 }
 
@@ -47,6 +85,7 @@ wall = float(wall); cpu = float(user) + float(system)
 rate = int(n) / wall if wall > 0 else 0
 print(f"{n:<8} {run:<22} {wall:8.2f} {rate:10.0f} {cpu:8.2f} {int(rss)/1024:9.1f} {added}/{changed}/{removed} {pages}({notmod})")
 PY
+        if [ "$format" = opds1 ] && [ "$step" = full ]; then floor "$n" "$catalog" "$wall" "$user" "$system"; fi
     done
     stop_demo
   done
