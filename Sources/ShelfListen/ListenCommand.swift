@@ -61,9 +61,7 @@ public enum ListenProgram {
         } else if arguments == [AudioProbe.programFlag] {
             exit(AudioProbe.run())
         } else {
-            PlaybackLibraries.preload()
-            ListenCommand.runAsShelfListen(arguments)
-            finish()
+            play(arguments)
         }
     }
 
@@ -77,6 +75,11 @@ public enum ListenProgram {
     /// `shelf listen ARGUMENTS` in `shelf`'s own process; exits with the player's status.
     public static func runListen(_ arguments: [String]) -> Never {
         MemoryTuning.apply()
+        play(arguments)
+    }
+
+    /// The player, FFmpeg and SDL loading meanwhile; ends the process.
+    private static func play(_ arguments: [String]) -> Never {
         PlaybackLibraries.preload()
         ListenCommand.runAsShelfListen(arguments)
         finish()
