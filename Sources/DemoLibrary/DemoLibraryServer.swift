@@ -98,8 +98,9 @@ public final class DemoLibraryServer: Sendable {
         task.cancel()
         _ = await task.result
         // The service returns before its listening socket is closed: until it is, a client that connects is
-        // accepted and then reset instead of refused. Stopped means nothing answers any more.
-        let deadline = ContinuousClock.now + .seconds(2)
+        // accepted and then reset instead of refused. Stopped means nothing answers any more (on two loaded cores
+        // that has taken more than 2 s).
+        let deadline = ContinuousClock.now + .seconds(10)
         while Loopback.isListening(url), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     }
 

@@ -29,8 +29,9 @@ final class ListeningFixture: @unchecked Sendable {
 
     func positionSync() throws -> PositionSync {
         var configuration = HTTPConfiguration()
-        configuration.stallTimeout = 5
-        configuration.connectTimeout = 2
+        // Generous for two loaded cores: a stopped library refuses at once, so the offline cases stay quick.
+        configuration.stallTimeout = 30
+        configuration.connectTimeout = 10
         let positions = try PositionSync(store: store, home: sync.test.home, library: library, configuration: configuration)
         let warnings = self.warnings
         positions.warn = { warnings.append($0) }
