@@ -8,12 +8,14 @@ require_tools() {
     done
 }
 
-# Builds shelf and the demo library in release mode; sets $bin and $work and cleans up on exit.
+# Builds shelf and the demo library as Scripts/install builds what a patron runs (release, Swift's runtime and
+# Foundation linked in statically); sets $bin and $work and cleans up on exit.
 prepare() {
-    swift build -c release --product shelf >/dev/null
-    swift build -c release --product shelf-listen >/dev/null
-    swift build -c release --product shelf-demo-library >/dev/null
-    bin=$(swift build -c release --show-bin-path)
+    local release=(-c release --static-swift-stdlib)
+    swift build "${release[@]}" --product shelf >/dev/null
+    swift build "${release[@]}" --product shelf-listen >/dev/null
+    swift build "${release[@]}" --product shelf-demo-library >/dev/null
+    bin=$(swift build "${release[@]}" --show-bin-path)
     work=$(mktemp -d)
     server_pid=""
     trap 'stop_demo; rm -rf "$work"' EXIT

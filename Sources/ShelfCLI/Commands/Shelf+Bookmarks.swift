@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf bookmarks ID [--delete N]`: a title's bookmarks from every device, and deleting one.
     struct Bookmarks: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "bookmarks",
             abstract: "List an audiobook's bookmarks from every device, or delete one.",
             discussion: """
                 Asks the library's annotation service for the bookmarks your other devices made (quietly, with a \

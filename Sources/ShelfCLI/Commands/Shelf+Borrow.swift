@@ -23,6 +23,7 @@ extension Shelf {
     /// `shelf borrow ID`.
     struct Borrow: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "borrow",
             abstract: "Borrow a title that has a copy free (or whose hold is ready).",
             discussion: "Prints the due date. A title with no copy free is reserved instead with `shelf reserve`.")
 
@@ -36,6 +37,7 @@ extension Shelf {
     /// `shelf reserve ID`.
     struct Reserve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "reserve",
             abstract: "Place a hold on a title with no copy free.",
             discussion: "Prints your place in the queue. `shelf sync` says when the hold is ready to borrow.")
 
@@ -49,6 +51,7 @@ extension Shelf {
     /// `shelf return ID`.
     struct Return: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "return",
             abstract: "Return a loan, or cancel a hold.",
             discussion: "Asks first on a terminal; --yes confirms without asking (needed without a terminal). "
                 + "Local files of a returned title are removed. Refused while `shelf listen` plays the title, unless --force.")

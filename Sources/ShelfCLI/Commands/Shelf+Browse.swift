@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf browse [PATH]`: one page of the library's own catalog.
     struct Browse: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "browse",
             abstract: "Browse the library's catalog: its sections, lanes, facets and books.",
             discussion: """
                 Without PATH, shows the catalog's start page. Everything that leads on (a section, a lane of a \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf demo`: start the demo library on loopback, add it, sync it, show what arrived.
     struct Demo: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "demo",
             abstract: "Try shelf against the embedded demo library.",
             discussion: """
                 Starts the demo OPDS library on 127.0.0.1, adds it as a library (or points the existing one \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf doctor`: what is wrong with this set-up, one line per check, each problem with its fix.
     struct Doctor: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "doctor",
             abstract: "Check this set-up: packages, audio, the store, sign-in files, libraries, the schedule, disk.",
             discussion: """
                 One line per check: ok, problem (with its fix after "fix:"), or note (worth knowing, not a \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf download ID`: fetch a borrowed or open-access audiobook's parts.
     struct Download: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "download",
             abstract: "Download a borrowed or open-access audiobook.",
             discussion: """
                 Follows the title's acquisition links to its audiobook manifest (through the library's bearer \
@@ -176,6 +177,7 @@ extension Shelf {
     /// `shelf archive ID`: remove the local files, keep the loan.
     struct Archive: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "archive",
             abstract: "Delete a title's downloaded files but keep it on loan.",
             discussion: """
                 Also clears the files a download left half-way (interrupted, or killed while Downloading): the \

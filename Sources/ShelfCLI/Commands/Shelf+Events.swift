@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf events`: the event log, marked seen once shown.
     struct Events: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "events",
             abstract: "List what happened: holds ready, new loans, loans due or expired, downloads, updates, news.",
             discussion: """
                 Every event is kept once in the store's event log, whichever command or sync noticed it: a hold \

@@ -57,6 +57,7 @@ extension Shelf {
     /// `shelf export ID --m4b FILE`: one m4b with the book's chapters and tags.
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: ExportArguments.abstract, discussion: ExportArguments.discussion)
 
         @OptionGroup var arguments: ExportArguments

@@ -47,7 +47,8 @@ extension Shelf {
 
     /// `shelf unfollow author|series NAME`.
     struct Unfollow: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop following an author or a series.")
+        static let configuration = CommandConfiguration(
+            commandName: "unfollow", abstract: "Stop following an author or a series.")
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "author or series.") var kind: FollowKind
@@ -67,6 +68,7 @@ extension Shelf {
     /// `shelf following`.
     struct Following: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "following",
             abstract: "List the authors and series you follow, with their new titles not yet seen in `shelf news`.")
 
         @OptionGroup var global: GlobalOptions
@@ -88,6 +90,7 @@ extension Shelf {
     /// `shelf news`.
     struct News: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "news",
             abstract: "List the new titles of followed authors and series, once: viewing clears the counts.")
 
         @OptionGroup var global: GlobalOptions

@@ -18,6 +18,7 @@ extension Shelf.LibraryCommand {
     /// `shelf library add NAME URL`.
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a library by the URL of its OPDS catalog.",
             discussion: """
                 Looks at the URL first and says what it found: OPDS 1 or 2, a navigation feed (sections) or a feed \
@@ -187,6 +188,7 @@ extension Shelf.LibraryCommand {
     /// `shelf library remove NAME`.
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a library and everything shelf stored for it.",
             discussion: """
                 Erases the library's sign-in (card and PIN, or user name and password, and any tokens), its titles, \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf list`: the titles in the store.
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the titles of a library, with their state and availability.",
             discussion: """
                 Rows are printed as they are read from the store; --json writes its array an element at a time.

@@ -97,6 +97,7 @@ extension Shelf {
     /// `shelf listen ID`: play an audiobook in the terminal from where the patron stopped.
     struct Listen: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "listen",
             abstract: "Play an audiobook in the terminal, from where you stopped.",
             discussion: ListenArguments.discussion)
 

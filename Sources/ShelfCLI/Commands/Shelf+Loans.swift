@@ -22,6 +22,7 @@ extension Shelf {
     /// `shelf loans`.
     struct Loans: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "loans",
             abstract: "List your loans with the days left.",
             discussion: "From the store: run `shelf sync` (signed in) to bring it up to date. Works offline.")
 
@@ -36,6 +37,7 @@ extension Shelf {
     /// `shelf holds`.
     struct Holds: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "holds",
             abstract: "List your holds: place in line, or ready to borrow until when.",
             discussion: "From the store: run `shelf sync` (signed in) to bring it up to date. Works offline.")
 

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf login`: sign in with a library card and PIN, or a user name and password.
     struct Login: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "login",
             abstract: "Sign in to a library with a library card and PIN, or a user name and password.",
             discussion: """
                 Reads the library's Authentication for OPDS document and asks for the card number and PIN with \
@@ -108,6 +109,7 @@ extension Shelf {
     /// `shelf logout`: erase the stored credentials.
     struct Logout: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "logout",
             abstract: "Sign out of a library: erase the stored card, PIN, user name, password and tokens.")
 
         @OptionGroup var global: GlobalOptions

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf mark ID --played | --new`.
     struct Mark: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "mark",
             abstract: "Mark an audiobook as played, or as new.",
             discussion: """
                 --played marks it finished (100%); --new forgets this computer's position, so it starts from the \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf position ID`: where the patron is in a title, per device.
     struct Position: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "position",
             abstract: "Show where you are in an audiobook, on this computer and your other devices.",
             discussion: """
                 Asks the library's annotation service for the positions your other devices saved (when online and \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf queue`: the download queue.
     struct Queue: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "queue",
             abstract: "Show and reorder the download queue.",
             discussion: "`shelf download ID` and `shelf download --all` add to the queue; a title leaves it when it is downloaded.",
             subcommands: [Show.self, Move.self, Remove.self],
@@ -42,7 +43,7 @@ extension Shelf.Queue {
 
     /// `shelf queue move ID --top`.
     struct Move: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Move a title in the queue.")
+        static let configuration = CommandConfiguration(commandName: "move", abstract: "Move a title in the queue.")
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The title's id, or a unique part of it.") var id: String
@@ -69,7 +70,8 @@ extension Shelf.Queue {
 
     /// `shelf queue remove ID`.
     struct Remove: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Take a title out of the queue (its files stay).")
+        static let configuration = CommandConfiguration(
+            commandName: "remove", abstract: "Take a title out of the queue (its files stay).")
 
         @OptionGroup var global: GlobalOptions
         @Argument(help: "The title's id, or a unique part of it.") var id: String

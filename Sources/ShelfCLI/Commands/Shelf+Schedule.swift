@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf schedule`: a systemd user timer (or a crontab line) that runs `shelf sync --quiet`.
     struct Schedule: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "schedule",
             abstract: "Run `shelf sync --quiet` every so often: a systemd user timer, or a crontab line.",
             discussion: """
                 Writes shelf-sync.timer and shelf-sync.service into $XDG_CONFIG_HOME/systemd/user \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf search TERMS…`: the library's own search.
     struct Search: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "search",
             abstract: "Search the library's catalog.",
             discussion: """
                 Uses the search the catalog's start page links: an OpenSearch description, a template with \

@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf show ID`: everything known about one title.
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a title's details, availability, allowed actions and history.",
             discussion: """
                 ID is the title's Atom id, its short id as shelf list shows it (or the start of that), the end of \

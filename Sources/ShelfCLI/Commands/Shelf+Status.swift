@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf status`: counts per state, the last sync, what changed.
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show per-state counts, the last sync and what it changed.")
 
         @OptionGroup var global: GlobalOptions

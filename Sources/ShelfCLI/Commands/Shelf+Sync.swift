@@ -6,6 +6,7 @@ extension Shelf {
     /// `shelf sync`: fetch every page of the catalog, diff, store.
     struct Sync: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Fetch the library's catalog and bring the local store up to date.",
             discussion: """
                 Follows the catalog's pages (rel="next"), asking only for pages that changed (ETag, \

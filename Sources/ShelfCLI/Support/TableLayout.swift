@@ -46,16 +46,37 @@ struct TableLayout {
     /// except at the terminal's edge.
     func render(_ cells: [String]) -> String {
         var line = ""
+        line.reserveCapacity(widths.reduce(2 * widths.count, +) + (cells.last?.utf8.count ?? 0))
         for (index, cell) in cells.enumerated() {
             if index > 0 { line += "  " }
             guard index < cells.count - 1 else {
                 line += cell
                 break
             }
-            let width = index < widths.count ? widths[index] : TextWidth.of(cell)
-            line += TextWidth.pad(TextWidth.truncate(cell, to: width), to: width)
+            let cellWidth = TextWidth.of(cell)
+            let width = index < widths.count ? widths[index] : cellWidth
+            if cellWidth > width {
+                let cut = TextWidth.truncate(cell, to: width)
+                line += cut
+                Self.appendSpaces(width - TextWidth.of(cut), to: &line)
+            } else {
+                line += cell
+                Self.appendSpaces(width - cellWidth, to: &line)
+            }
         }
         if let columns { return TextWidth.truncate(line, to: columns) }
         return line
+    }
+
+    private static let spaces = String(repeating: " ", count: 256)
+
+    private static func appendSpaces(_ count: Int, to line: inout String) {
+        var left = count
+        while left > 0 {
+            let run = min(left, 256)
+            // A UTF-8 offset into a native string is O(1), and appending the slice copies bytes.
+            line += spaces[..<spaces.utf8.index(spaces.utf8.startIndex, offsetBy: run)]
+            left -= run
+        }
     }
 }

@@ -27,30 +27,28 @@ extension Store {
         cursorEnded: () -> Void = {}, _ body: (_ pass: Int, EditionSummary) throws -> Void
     ) throws(StoreError) {
         var conditions = ["e.library_id = ?"]
-        var arguments: [any DatabaseValueConvertible] = [library.id]
         // A title only browse or search found is not the catalog's, nor removed from it: listed once acted on.
         conditions.append(filter.includeRemoved
             ? "(e.found_by IS NULL OR l.kind IS NOT NULL OR e.state != 'new')"
             : "(e.in_catalog = 1 OR l.kind IS NOT NULL OR e.state != 'new')")
-        if let state = filter.state {
-            conditions.append("e.state = ?")
-            arguments.append(state.rawValue)
-        }
+        if filter.state != nil { conditions.append("e.state = ?") }
         // SQLite folds case for ASCII only; the name is compared below, in full Unicode.
         let series = filter.series?.trimmingCharacters(in: .whitespacesAndNewlines)
         if series != nil { conditions.append("e.series_name IS NOT NULL") }
         let listening = try consumption(in: library.id)
         try read { db in
             let shortIDs = try ShortIDWidths(db, libraryID: library.id)
-            let statement = try db.cachedStatement(
-                sql: "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
-            statement.arguments = StatementArguments(arguments)
+            // Every column comes from the edition_list index, in its order: no wide row is read, nothing sorted.
+            var statement = try HotStatement(
+                db, "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
+            defer { statement.reset() }
             for pass in 0..<passes {
-                let rows = try Row.fetchCursor(statement)
-                while let row = try rows.next() {
-                    let edition = EditionSummary(
-                        row: row, listening: listening[row[EditionSummary.Column.rowID.rawValue]], now: now,
-                        shortIDs: shortIDs)
+                statement.reset()
+                statement.bind(library.id)
+                if let state = filter.state { statement.bind(state.rawValue) }
+                while try statement.step() {
+                    let rowID = statement.int64(Int32(EditionSummary.Column.rowID.rawValue))
+                    let edition = EditionSummary(columns: statement, listening: listening[rowID], now: now, shortIDs: shortIDs)
                     if filter.availableOnly && !edition.canBeHadNow { continue }
                     if let series, edition.series?.name.compare(series, options: .caseInsensitive) != .orderedSame {
                         continue

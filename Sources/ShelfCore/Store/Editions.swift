@@ -50,54 +50,58 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL, foundBy
     }
 
-    /// `listening` is how far the patron is, from the positions database (nil when never played); `shortIDs` widens
-    /// the short id where other ids of the library share its first characters.
-    init(row: Row, listening: (Consumption, Double?)?, now: Date, shortIDs: ShortIDWidths? = nil) {
-        func value<T: DatabaseValueConvertible>(_ column: Column) -> T { row[column.rawValue] }
-        func date(_ column: Column) -> Date? { (row[column.rawValue] as Double?).map(Date.init(timeIntervalSince1970:)) }
-        id = value(.entryID)
+    /// Reads the current row of a `Store.summarySelect` statement through SQLite's C API (GRDB's generic decoding
+    /// of each column was most of `shelf list`'s time). `listening` is how far the patron is, from the positions
+    /// database (nil when never played); `shortIDs` widens the short id where other ids of the library share its
+    /// first characters.
+    init(columns row: HotStatement, listening: (Consumption, Double?)?, now: Date, shortIDs: ShortIDWidths? = nil) {
+        func string(_ column: Column) -> String? { row.string(Int32(column.rawValue)) }
+        func int(_ column: Column) -> Int? { row.int(Int32(column.rawValue)) }
+        func bool(_ column: Column) -> Bool { row.bool(Int32(column.rawValue)) }
+        func date(_ column: Column) -> Date? {
+            row.double(Int32(column.rawValue)).map(Date.init(timeIntervalSince1970:))
+        }
+        id = string(.entryID) ?? ""
         shortID = shortIDs?.shortID(of: id) ?? ShortID.base(of: id)
-        title = value(.title)
-        authors = value(.authors)
-        narrators = value(.narrators)
-        medium = value(.medium)
-        protection = value(.protection)
-        state = value(.state) ?? .new
+        title = string(.title) ?? ""
+        authors = string(.authors) ?? ""
+        narrators = string(.narrators) ?? ""
+        medium = string(.medium) ?? ""
+        protection = string(.protection)
+        state = string(.state).flatMap(LifecycleState.init(rawValue:)) ?? .new
         // Loans and holds come from the loans feed (the `loan` row below); what the catalog says of them is the
         // anonymous view, so only its open-access "free" counts here.
-        entitlement = (value(.entitlement) as Entitlement?) == .free ? .free : .none
-        availability = value(.availability)
+        entitlement = string(.entitlement).flatMap(Entitlement.init(rawValue:)) == .free ? .free : .none
+        availability = string(.availability)
         availableSince = date(.availableSince)
         availableUntil = date(.availableUntil)
-        holdsPosition = value(.holdsPosition)
-        holdsTotal = value(.holdsTotal)
-        copiesAvailable = value(.copiesAvailable)
-        copiesTotal = value(.copiesTotal)
-        inCatalog = value(.inCatalog)
-        foundBy = value(.foundBy)
-        isDraft = value(.isDraft)
-        isPaid = value(.isPaid)
-        duration = value(.duration)
-        series = (value(.seriesName) as String?).map {
-            Series(name: $0, position: value(.seriesPosition), href: value(.seriesURL))
-        }
+        holdsPosition = int(.holdsPosition)
+        holdsTotal = int(.holdsTotal)
+        copiesAvailable = int(.copiesAvailable)
+        copiesTotal = int(.copiesTotal)
+        inCatalog = bool(.inCatalog)
+        foundBy = string(.foundBy).flatMap(FoundBy.init(rawValue:))
+        isDraft = bool(.isDraft)
+        isPaid = bool(.isPaid)
+        duration = row.double(Int32(Column.duration.rawValue))
+        series = string(.seriesName).map { Series(name: $0, position: string(.seriesPosition), href: string(.seriesURL)) }
         // The loans feed speaks for the patron; the catalog, read anonymously, cannot.
-        if let loanKind: Entitlement = value(.loanKind) {
+        if let loanKind = string(.loanKind).flatMap(Entitlement.init(rawValue:)) {
             entitlement = loanKind
             availableSince = date(.loanSince)
             availableUntil = date(.loanUntil)
-            holdsPosition = value(.loanPosition)
-            holdsTotal = value(.loanHoldsTotal) ?? holdsTotal
-            copiesTotal = value(.loanCopiesTotal) ?? copiesTotal
-            copiesAvailable = value(.loanCopiesAvailable) ?? copiesAvailable
-            revokeURL = value(.loanRevokeURL)
+            holdsPosition = int(.loanPosition)
+            holdsTotal = int(.loanHoldsTotal) ?? holdsTotal
+            copiesTotal = int(.loanCopiesTotal) ?? copiesTotal
+            copiesAvailable = int(.loanCopiesAvailable) ?? copiesAvailable
+            revokeURL = string(.loanRevokeURL)
         }
-        let hasBorrow: Bool = value(.hasBorrow)
+        let hasBorrow = bool(.hasBorrow)
         let status = availability?.lowercased()
         let canBorrowNow = hasBorrow && (status == "available" || (status == nil && (copiesAvailable ?? 1) > 0))
         let canReserve = hasBorrow && (status == "unavailable" || (status == nil && copiesAvailable == 0))
         let context = ActionContext(
-            lifecycle: Lifecycle(state: state, hasLocalCopy: value(.hasLocalCopy)), entitlement: entitlement,
+            lifecycle: Lifecycle(state: state, hasLocalCopy: bool(.hasLocalCopy)), entitlement: entitlement,
             canBorrowNow: canBorrowNow, canReserve: canReserve, isPaid: isPaid, isDraft: isDraft,
             isPlayable: medium == "audiobook" && protection == nil)
         actions = context.actions
@@ -298,12 +302,25 @@ extension Store {
     public func summary(of edition: EditionRef, now: Date = Date()) throws(StoreError) -> EditionSummary {
         let listening = try consumption(of: edition)
         return try read { db in
-            guard let row = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [edition.rowID]) else {
+            let shortIDs = try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)
+            guard let summary = try Self.summary(db, rowID: edition.rowID, listening: listening, now: now, shortIDs: shortIDs)
+            else {
                 throw StoreError.editionNotFound(edition.entryID)
             }
-            let shortIDs = try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)
-            return EditionSummary(row: row, listening: listening, now: now, shortIDs: shortIDs)
+            return summary
         }
+    }
+
+    /// The summary of the edition with this row id, nil when there is none.
+    static func summary(
+        _ db: Database, rowID: Int64, listening: (Consumption, Double?)?, now: Date, shortIDs: ShortIDWidths?
+    ) throws -> EditionSummary? {
+        var statement = try HotStatement(db, "\(Self.summarySelect) WHERE e.id = ?")
+        statement.bind(rowID)
+        guard try statement.step() else { return nil }
+        let summary = EditionSummary(columns: statement, listening: listening, now: now, shortIDs: shortIDs)
+        statement.reset()
+        return summary
     }
 
     /// Everything known about one edition.
@@ -311,7 +328,10 @@ extension Store {
         let rowID = edition.rowID
         let listening = try consumption(of: edition)
         return try read { db in
-            let summaryRow = try Row.fetchOne(db, sql: "\(Self.summarySelect) WHERE e.id = ?", arguments: [rowID])!
+            let shortIDs = try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)
+            guard let summary = try Self.summary(db, rowID: rowID, listening: listening, now: now, shortIDs: shortIDs) else {
+                throw StoreError.editionNotFound(edition.entryID)
+            }
             let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!
             let detail = (try? JSONDecoder().decode(EditionDetailJSON.self, from: Data((row["detail"] as String).utf8)))
                 ?? EditionDetailJSON(authors: [], contributors: [], categories: [], links: [])
@@ -335,9 +355,7 @@ extension Store {
                 db, sql: "SELECT at, kind, detail FROM event WHERE edition_id = ? ORDER BY at, id", arguments: [rowID]
             ).map { EditionEvent(at: Date(timeIntervalSince1970: $0["at"]), kind: $0["kind"], detail: $0["detail"]) }
             return EditionDetail(
-                summary: EditionSummary(
-                    row: summaryRow, listening: listening, now: now,
-                    shortIDs: try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)),
+                summary: summary,
                 subtitle: row["subtitle"], description: row["summary"],
                 publisher: row["publisher"], issued: row["issued"], language: row["language"],
                 distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],

@@ -17,6 +17,9 @@ struct HotStatement {
     init(_ db: Database, _ sql: String) throws {
         self.db = db
         handle = try db.cachedStatement(sql: sql).sqliteStatement
+        // A cached statement may hold the last run's row (and its read lock) until reset.
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
     }
 
     /// Clears the previous run and its values. The corresponding C functions are `sqlite3_reset` and
@@ -81,11 +84,27 @@ struct HotStatement {
     /// A column of the current row. The corresponding C function is `sqlite3_column_int64`.
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
-    /// A column of the current row, nil when NULL. The corresponding C function is `sqlite3_column_text`.
+    /// A column of the current row, nil when NULL. The corresponding C functions are `sqlite3_column_text` and
+    /// `sqlite3_column_bytes`.
     func string(_ column: Int32) -> String? {
         guard let text = sqlite3_column_text(handle, column) else { return nil }
-        return String(cString: text)
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))), as: UTF8.self)
     }
+
+    /// Hands a text column's UTF-8 bytes to `body` without making a String (empty when NULL); valid only inside it.
+    func withUTF8<T>(_ column: Int32, _ body: (UnsafeBufferPointer<UInt8>) throws -> T) rethrows -> T {
+        let text = sqlite3_column_text(handle, column)
+        return try body(UnsafeBufferPointer(start: text, count: text == nil ? 0 : Int(sqlite3_column_bytes(handle, column))))
+    }
+
+    /// A column of the current row, nil when NULL. The corresponding C function is `sqlite3_column_int64`.
+    func int(_ column: Int32) -> Int? { isNull(column) ? nil : Int(sqlite3_column_int64(handle, column)) }
+
+    /// A column of the current row, nil when NULL. The corresponding C function is `sqlite3_column_double`.
+    func double(_ column: Int32) -> Double? { isNull(column) ? nil : sqlite3_column_double(handle, column) }
+
+    /// A column of the current row: true unless 0 or NULL.
+    func bool(_ column: Int32) -> Bool { sqlite3_column_int64(handle, column) != 0 }
 
     /// Whether a column of the current row is NULL. The corresponding C function is `sqlite3_column_type`.
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }

@@ -73,17 +73,24 @@ struct ShortIDWidths {
     private var lengths: [UInt64: UInt8] = [:]
 
     init(_ db: Database, libraryID: Int64) throws {
-        let keys = try String.fetchCursor(
-            db, sql: "SELECT short_key FROM edition WHERE library_id = ? AND short_key IS NOT NULL ORDER BY short_key",
-            arguments: [libraryID])
-        var previous: String?
-        while let key = try keys.next() {
-            if let previous {
-                let needs = Self.commonPrefix(previous, key) + 1
-                record(previous, needs)
-                record(key, needs)
+        // Through SQLite's C API, comparing each key's bytes with the one before: no String is made for any key.
+        var keys = try HotStatement(
+            db, "SELECT short_key FROM edition WHERE library_id = ? AND short_key IS NOT NULL ORDER BY short_key")
+        defer { keys.reset() }
+        keys.bind(libraryID)
+        var previous: [UInt8] = []
+        var first = true
+        while try keys.step() {
+            keys.withUTF8(0) { key in
+                if !first {
+                    let needs = Self.commonPrefix(previous, key) + 1
+                    previous.withUnsafeBufferPointer { record($0, needs) }
+                    record(key, needs)
+                }
+                first = false
+                previous.removeAll(keepingCapacity: true)
+                previous.append(contentsOf: key)
             }
-            previous = key
         }
     }
 
@@ -109,20 +116,32 @@ struct ShortIDWidths {
     }
 
     private mutating func record(_ key: String, _ needs: Int) {
+        var key = key
+        key.withUTF8 { record($0, needs) }
+    }
+
+    private mutating func record(_ key: UnsafeBufferPointer<UInt8>, _ needs: Int) {
         guard needs > ShortID.minimumLength else { return }
         let hash = Self.hash(key)
         lengths[hash] = max(lengths[hash] ?? 0, UInt8(min(needs, 255)))
     }
 
     private static func hash(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { hash($0) }
+    }
+
+    private static func hash(_ key: UnsafeBufferPointer<UInt8>) -> UInt64 {
         var hasher = FNV1a()
-        hasher.combine(key)
+        hasher.combine(utf8: key)
         return hasher.value
     }
 
-    private static func commonPrefix(_ a: String, _ b: String) -> Int {
+    private static func commonPrefix(_ a: String, _ b: String) -> Int { commonPrefix(Array(a.utf8), b.utf8) }
+
+    private static func commonPrefix<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Int {
         var count = 0
-        for (x, y) in zip(a.utf8, b.utf8) {
+        for (x, y) in zip(a, b) {
             guard x == y else { break }
             count += 1
         }

@@ -9,7 +9,12 @@ struct FNV1a: Sendable {
             mix(0xFF)
             return
         }
-        string.withUTF8 { buffer in combine(bytes: UnsafeRawBufferPointer(buffer)) }
+        string.withUTF8 { buffer in combine(utf8: buffer) }
+    }
+
+    /// The same as `combine(_:)` of the string these are the UTF-8 bytes of.
+    mutating func combine(utf8: UnsafeBufferPointer<UInt8>) {
+        combine(bytes: UnsafeRawBufferPointer(utf8))
         // A separator keeps ("ab", "c") apart from ("a", "bc").
         mix(UInt64(buffer: 0))
     }
