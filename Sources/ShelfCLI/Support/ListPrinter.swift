@@ -1,8 +1,9 @@
 import Foundation
 import ShelfCore
 
-/// Prints `shelf list` a row at a time: one pass over the store measures the columns, a second prints each row as
-/// the cursor reads it, so nothing is gathered and the first row appears before the last is read.
+/// Prints `shelf list` a row at a time: one pass over the store measures the columns (reading only what the
+/// widths need, unless the table is fitted to a terminal), a second prints each row as the cursor reads it, so
+/// nothing is gathered and the first row appears before the second pass reads the last.
 struct ListPrinter {
     static let header = ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "PROGRESS", "AVAILABILITY"]
 
@@ -19,27 +20,29 @@ struct ListPrinter {
 
     /// The cells of one row.
     static func cells(_ edition: EditionSummary) -> [String] {
-        [edition.shortID, edition.title + (edition.inCatalog || edition.foundBy != nil ? "" : " (removed)"),
-         edition.authors, edition.kind, edition.state.label, edition.progress, edition.circulation]
+        [edition.shortID, edition.listTitle, edition.authors, edition.kind, edition.state.label, edition.progress,
+         edition.circulation]
     }
 
     func printTable() throws {
         var layout = TableLayout(header: Self.header)
+        var measured = ListCellWidths()
         var rows = 0
         var fitted = false
-        try store.forEachEdition(of: library, filter: filter, passes: 2, cursorEnded: cursorEnded) { pass, edition in
-            let cells = Self.cells(edition)
-            if pass == 0 {
-                layout.measure(cells)
-                rows += 1
-                return
-            }
+        // Fitted to a terminal, the last column's width counts too, and only a summary gives it.
+        let firstPass: ListFirstPass = width == nil
+            ? .widths { measured.widen(to: $0); rows += 1 }
+            : .summaries { layout.measure(Self.cells($0)); rows += 1 }
+        try store.forEachEdition(of: library, filter: filter, firstPass: firstPass, cursorEnded: cursorEnded) { edition in
             if !fitted {
+                layout.measure(widths: [
+                    measured.id, measured.title, measured.authors, measured.kind, measured.state, measured.progress,
+                ])
                 layout.fit(to: width)
                 write(Output.bold(layout.render(Self.header)) + "\n")
                 fitted = true
             }
-            write(layout.render(cells) + "\n")
+            write(layout.render(Self.cells(edition)) + "\n")
         }
         if rows == 0 && !quiet {
             write((library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.") + "\n")
@@ -50,7 +53,7 @@ struct ListPrinter {
     /// array.
     func printJSON() throws {
         var array = JSONArrayWriter(write: write)
-        try store.forEachEdition(of: library, filter: filter, passes: 1, cursorEnded: cursorEnded) { _, edition in
+        try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
             try array.append(edition)
         }
         array.finish()

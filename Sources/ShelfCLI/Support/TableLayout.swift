@@ -26,6 +26,13 @@ struct TableLayout {
         }
     }
 
+    /// Widens the first columns to these widths (terminal columns), as `measure` does for cells of those widths.
+    mutating func measure(widths cellWidths: [Int]) {
+        for (index, width) in cellWidths.enumerated() where index < widths.count && width > widths[index] {
+            widths[index] = width
+        }
+    }
+
     /// Narrows the table to `columns` (nil: leaves it as wide as its widest cells): the TITLE column first, down to
     /// `narrowestTitle`, then AUTHOR, down to `narrowestAuthor`; a row still too wide is cut at the edge with "…".
     mutating func fit(to columns: Int?) {

@@ -1,6 +1,14 @@
 import Foundation
 import GRDB
 
+/// What the first of two passes over `shelf list`'s rows hands over.
+public enum ListFirstPass {
+    /// The widths of each row's cells but the last.
+    case widths((ListCellWidths) -> Void)
+    /// Each row's summary.
+    case summaries((EditionSummary) -> Void)
+}
+
 extension Store {
     /// The editions of a library, by title.
     public func editions(of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date()) throws(StoreError)
@@ -12,19 +20,14 @@ extension Store {
     }
 
     /// Hands each edition of a library to `body`, by title, as the cursor reads it (nothing gathered).
+    ///
+    /// With `firstPass`, a first pass over the same snapshot comes before (`shelf list` sizes its columns in it,
+    /// then prints each row as soon as the second pass reads it). A pass for `.widths` makes no summary unless the
+    /// filter needs one (`--available`, `--series`). `cursorEnded` runs once the last row has been read.
     public func forEachEdition(
         of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date(),
+        firstPass: ListFirstPass? = nil, cursorEnded: () -> Void = {},
         _ body: (EditionSummary) throws -> Void
-    ) throws(StoreError) {
-        try forEachEdition(of: library, filter: filter, now: now, passes: 1) { _, edition in try body(edition) }
-    }
-
-    /// Hands each edition of a library to `body`, by title, as the cursor reads it (nothing gathered), `passes` times
-    /// over one snapshot: `shelf list` measures its columns in the first pass and prints each row in the second as
-    /// soon as it is read. `cursorEnded` runs once the last row of the last pass has been read.
-    public func forEachEdition(
-        of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date(), passes: Int,
-        cursorEnded: () -> Void = {}, _ body: (_ pass: Int, EditionSummary) throws -> Void
     ) throws(StoreError) {
         var conditions = ["e.library_id = ?"]
         // A title only browse or search found is not the catalog's, nor removed from it: listed once acted on.
@@ -42,20 +45,37 @@ extension Store {
             var statement = try HotStatement(
                 db, "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
             defer { statement.reset() }
-            for pass in 0..<passes {
+            let rowIDColumn = Int32(EditionSummary.Column.rowID.rawValue)
+            // Each row that passes the filter, as a summary.
+            func forEachSummary(_ body: (EditionSummary) throws -> Void) throws {
                 statement.reset()
                 statement.bind(library.id)
                 if let state = filter.state { statement.bind(state.rawValue) }
                 while try statement.step() {
-                    let rowID = statement.int64(Int32(EditionSummary.Column.rowID.rawValue))
-                    let edition = EditionSummary(columns: statement, listening: listening[rowID], now: now, shortIDs: shortIDs)
+                    let edition = EditionSummary(
+                        columns: statement, listening: listening[statement.int64(rowIDColumn)], now: now, shortIDs: shortIDs)
                     if filter.availableOnly && !edition.canBeHadNow { continue }
                     if let series, edition.series?.name.compare(series, options: .caseInsensitive) != .orderedSame {
                         continue
                     }
-                    try body(pass, edition)
+                    try body(edition)
                 }
             }
+            switch firstPass {
+            case nil: break
+            case .summaries(let measure): try forEachSummary(measure)
+            case .widths(let measure) where filter.availableOnly || series != nil:
+                try forEachSummary { measure(ListCellWidths($0)) }
+            case .widths(let measure):
+                statement.reset()
+                statement.bind(library.id)
+                if let state = filter.state { statement.bind(state.rawValue) }
+                while try statement.step() {
+                    measure(ListCellWidths(
+                        columns: statement, listening: listening[statement.int64(rowIDColumn)], shortIDs: shortIDs))
+                }
+            }
+            try forEachSummary(body)
             cursorEnded()
         }
     }

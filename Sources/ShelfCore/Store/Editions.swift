@@ -48,6 +48,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         case availableSince, availableUntil, holdsPosition, holdsTotal, copiesAvailable, copiesTotal, inCatalog, isDraft
         case isPaid, hasLocalCopy, hasBorrow, loanKind, loanSince, loanUntil, loanPosition, loanHoldsTotal
         case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL, foundBy
+        case shortKey
     }
 
     /// Reads the current row of a `Store.summarySelect` statement through SQLite's C API (GRDB's generic decoding
@@ -62,7 +63,10 @@ public struct EditionSummary: Codable, Sendable, Equatable {
             row.double(Int32(column.rawValue)).map(Date.init(timeIntervalSince1970:))
         }
         id = string(.entryID) ?? ""
-        shortID = shortIDs?.shortID(of: id) ?? ShortID.base(of: id)
+        let id = id
+        shortID = shortIDs.map { widths in
+            row.withUTF8(Int32(Column.shortKey.rawValue)) { key in widths.shortID(of: id, key: key) }
+        } ?? ShortID.base(of: id)
         title = string(.title) ?? ""
         authors = string(.authors) ?? ""
         narrators = string(.narrators) ?? ""
@@ -124,9 +128,63 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     /// "audiobook", "audiobook (Findaway DRM)", "ebook": the TYPE column of `shelf list`.
     public var kind: String { protection.map { "\(medium) (\($0) DRM)" } ?? medium }
 
+    /// The TITLE column of `shelf list`: the title, marked when the catalog no longer has it.
+    public var listTitle: String { title + (inCatalog || foundBy != nil ? "" : " (removed)") }
+
     /// The part of an id a patron would type: an ISBN, the first block of a UUID, or the start of a hash of an id
     /// that is neither (see `ShortID`); not widened for uniqueness (`shelf list` widens it).
     public static func shortForm(of id: String) -> String { ShortID.base(of: id) }
+}
+
+/// The widths, in terminal columns, of the cells of `shelf list`'s table but its last (AVAILABILITY, which is
+/// neither padded nor measured unless the table is fitted to a terminal).
+public struct ListCellWidths: Sendable, Equatable {
+    public var id = 0
+    public var title = 0
+    public var authors = 0
+    public var kind = 0
+    public var state = 0
+    public var progress = 0
+
+    public init() {}
+
+    /// The widths of the cells made from `edition`.
+    public init(_ edition: EditionSummary) {
+        id = TextWidth.of(edition.shortID)
+        title = TextWidth.of(edition.listTitle)
+        authors = TextWidth.of(edition.authors)
+        kind = TextWidth.of(edition.kind)
+        state = TextWidth.of(edition.state.label)
+        progress = TextWidth.of(edition.progress)
+    }
+
+    /// The widths of the current row of a `Store.summarySelect` statement, read without making the summary: the
+    /// same numbers `init(_:)` gives for it, for a fraction of the work.
+    init(columns row: HotStatement, listening: (Consumption, Double?)?, shortIDs: ShortIDWidths) {
+        typealias Column = EditionSummary.Column
+        func width(_ column: Column) -> Int { row.withUTF8(Int32(column.rawValue)) { TextWidth.of(utf8: $0) } }
+        id = row.withUTF8(Int32(Column.shortKey.rawValue)) { key in
+            shortIDs.shortIDWidth(key: key) ?? TextWidth.of(shortIDs.shortID(of: row.string(Int32(Column.entryID.rawValue)) ?? ""))
+        }
+        let removed = !row.bool(Int32(Column.inCatalog.rawValue)) && row.isNull(Int32(Column.foundBy.rawValue))
+        title = width(.title) + (removed ? 10 : 0)
+        authors = width(.authors)
+        kind = width(.medium) + (row.isNull(Int32(Column.protection.rawValue)) ? 0 : width(.protection) + 7)
+        state = TextWidth.of(
+            (row.string(Int32(Column.state.rawValue)).flatMap(LifecycleState.init(rawValue:)) ?? .new).label)
+        let isAudiobook = row.withUTF8(Int32(Column.medium.rawValue)) { $0.elementsEqual("audiobook".utf8) }
+        progress = isAudiobook ? TextWidth.of((listening?.0 ?? .new).label(percent: listening?.1)) : 0
+    }
+
+    /// Each width the larger of the two.
+    public mutating func widen(to other: ListCellWidths) {
+        id = max(id, other.id)
+        title = max(title, other.title)
+        authors = max(authors, other.authors)
+        kind = max(kind, other.kind)
+        state = max(state, other.state)
+        progress = max(progress, other.progress)
+    }
 }
 
 /// Circulation phrases shared by `list`, `show` and `status`.
@@ -289,7 +347,7 @@ extension Store {
                e.copies_available, e.copies_total, e.in_catalog, e.is_draft, e.is_paid, e.has_local_copy,
                EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow'),
                l.kind, l.since, l.until, l.holds_position, l.holds_total, l.copies_total, l.copies_available, l.revoke_url,
-               e.duration, e.series_name, e.series_position, e.series_url, e.found_by
+               e.duration, e.series_name, e.series_position, e.series_url, e.found_by, e.short_key
         FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
         """
 

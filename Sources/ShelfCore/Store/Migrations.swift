@@ -415,15 +415,15 @@ enum Migrations {
                 -- `shelf list` reads every column it shows from this one index, in title order, and never the wide
                 -- edition rows (their summaries and detail JSON make them a few KB each): at 100,000 titles that is
                 -- 20 MB read in order instead of a random walk over 160 MB. The columns are Store.summarySelect's.
-                DROP INDEX edition_title;
+                DROP INDEX IF EXISTS edition_title;
                 CREATE INDEX edition_list ON edition(
                     library_id, title COLLATE NOCASE, entry_id, authors, narrators, medium, protection, state,
                     entitlement, availability_status, availability_since, availability_until, holds_position,
                     holds_total, copies_available, copies_total, in_catalog, is_draft, is_paid, has_local_copy,
-                    duration, series_name, series_position, series_url, found_by);
+                    duration, series_name, series_position, series_url, found_by, short_key);
                 -- Whether a title can be borrowed, from the index alone.
-                DROP INDEX acquisition_edition;
-                CREATE INDEX acquisition_edition_kind ON acquisition(edition_id, kind);
+                DROP INDEX IF EXISTS acquisition_edition;
+                CREATE INDEX IF NOT EXISTS acquisition_edition_kind ON acquisition(edition_id, kind);
                 """)
         }
         return migrator

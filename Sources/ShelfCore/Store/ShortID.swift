@@ -56,6 +56,8 @@ public enum ShortID {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    static func isLowercaseHexDigit(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) }
+
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
     }
@@ -113,6 +115,34 @@ struct ShortIDWidths {
         guard byPrefix else { return key }
         let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
         return String(key.prefix(max(ShortID.minimumLength, length ?? 0)))
+    }
+
+    /// The short id to show for `id`, given its stored key's bytes (`edition.short_key`), without working the key out
+    /// again: a 36-character key is a UUID's, shown by a prefix; any other key but 16 hex digits is a token, shown
+    /// whole; 16 hex digits may be a hash or a token, so that id's key is worked out. A missing key is worked out too.
+    func shortID(of id: String, key: UnsafeBufferPointer<UInt8>) -> String {
+        let byPrefix: Bool
+        switch key.count {
+        case 36: byPrefix = true
+        case 16 where key.allSatisfy(ShortID.isLowercaseHexDigit): return shortID(of: id)
+        case 0: return shortID(of: id)
+        default: byPrefix = false
+        }
+        guard byPrefix else { return String(decoding: key, as: UTF8.self) }
+        let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
+        return String(decoding: key.prefix(max(ShortID.minimumLength, length ?? 0)), as: UTF8.self)
+    }
+
+    /// The width of the short id `shortID(of:key:)` gives, without making it; nil when that needs the id.
+    func shortIDWidth(key: UnsafeBufferPointer<UInt8>) -> Int? {
+        switch key.count {
+        case 36:
+            let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
+            return min(36, max(ShortID.minimumLength, length ?? 0))
+        case 0: return nil
+        case 16 where key.allSatisfy(ShortID.isLowercaseHexDigit): return nil
+        default: return key.count  // a token: printable ASCII, one column a byte
+        }
     }
 
     private mutating func record(_ key: String, _ needs: Int) {

@@ -21,6 +21,12 @@ public enum TextWidth {
         return width
     }
 
+    /// The columns the text with these UTF-8 bytes takes, without making a String when it is printable ASCII.
+    public static func of(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return bytes.count }
+        return of(String(decoding: bytes, as: UTF8.self))
+    }
+
     public static func of(_ character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 0 }
         let value = scalar.value
