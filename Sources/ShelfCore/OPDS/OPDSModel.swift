@@ -342,7 +342,7 @@ public struct OPDSEntry: Codable, Sendable, Equatable {
     public var isAudiobook: Bool {
         if let type = additionalType?.lowercased(), type.hasSuffix("/audiobook") { return true }
         return acquisitions.contains { acq in
-            acq.paths.contains { path in path.contains { $0.lowercased().contains("audiobook") } }
+            acq.paths.contains { path in path.contains { $0.containsIgnoringASCIICase("audiobook") } }
         }
     }
 

@@ -8,12 +8,16 @@ public enum ProtectionScheme: String, Sendable, Codable, CaseIterable {
 
     /// The scheme a media type or scheme URI stands for, if any.
     public static func recognise(_ text: String) -> ProtectionScheme? {
-        let value = text.lowercased()
-        if value.contains("findaway") || value.hasSuffix("/drm/scheme/fae") { return .findaway }
-        if value.contains("lcp") { return .lcp }
-        if value.contains("overdrive") { return .overdrive }
-        if value.contains("feedbooks.com/audiobooks/access-restriction") { return .feedbooks }
-        if value.contains("adobe.adept") { return .adobe }
+        // Byte searches (see ByteSearch.swift): this runs on every acquisition type of every entry a sync reads.
+        if text.containsIgnoringASCIICase("findaway")
+            || (text.containsIgnoringASCIICase("/drm/scheme/fae") && text.lowercased().hasSuffix("/drm/scheme/fae"))
+        {
+            return .findaway
+        }
+        if text.containsIgnoringASCIICase("lcp") { return .lcp }
+        if text.containsIgnoringASCIICase("overdrive") { return .overdrive }
+        if text.containsIgnoringASCIICase("feedbooks.com/audiobooks/access-restriction") { return .feedbooks }
+        if text.containsIgnoringASCIICase("adobe.adept") { return .adobe }
         return nil
     }
 }

@@ -133,9 +133,13 @@ struct EntryRecord: Sendable {
                 && acquisition.paths.contains { path in path.contains(where: AudioTypes.isAudio) }
         }
         if offersAudio { return "audiobook" }
-        let ebookTypes = ["epub", "pdf", "adobe.adept", "mobi"]
         let isEbook = entry.acquisitions.contains { acquisition in
-            acquisition.paths.contains { path in path.contains { type in ebookTypes.contains { type.contains($0) } } }
+            acquisition.paths.contains { path in
+                path.contains { type in
+                    type.containsBytes("epub") || type.containsBytes("pdf") || type.containsBytes("adobe.adept")
+                        || type.containsBytes("mobi")
+                }
+            }
         }
         return isEbook ? "ebook" : "other"
     }

@@ -25,8 +25,7 @@ public enum AudioTypes {
 
     /// Whether a media type makes a title an audiobook: audio itself, or a Readium audiobook document.
     public static func isAudiobookType(_ type: String) -> Bool {
-        let type = type.lowercased()
-        return type.contains("audiobook") || isAudio(type)
+        type.containsIgnoringASCIICase("audiobook") || isAudio(type)
     }
 
     /// The lower-cased extension of the last path segment of `href` (query and fragment ignored), or "".
