@@ -52,7 +52,7 @@ extension Shelf {
                     throw ReportedFailure(message: summary, exit: .doctorFoundProblems, partial: "checks", checks)
                 }
                 for check in checks where !(global.quiet && check.status == .ok) {
-                    let status = check.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+                    let status = TextWidth.pad(check.status.rawValue, to: 8)
                     let fix = check.fix.map { " — fix: \($0)" } ?? ""
                     let text = "\(status) \(check.check): \(check.detail)\(fix)"
                     Output.line(check.status == .problem ? Output.bold(text) : text)

@@ -79,7 +79,7 @@ struct DetailPrinter {
         facts.append(("Id", summary.id))
         let width = facts.map(\.0.count).max() ?? 0
         for (name, value) in facts {
-            Output.line(Output.dim(name.padding(toLength: width, withPad: " ", startingAt: 0)) + "  " + value)
+            Output.line(Output.dim(TextWidth.pad(name, to: width)) + "  " + value)
         }
 
         if let description = detail.description.map(PlainText.fromHTML), !description.isEmpty {

@@ -49,7 +49,7 @@ extension Shelf {
                 if !report.lastChanges.isEmpty {
                     Output.line("Changed by the last sync:")
                     for change in report.lastChanges {
-                        Output.line("  \(change.kind.padding(toLength: 12, withPad: " ", startingAt: 0)) \(change.title ?? change.id ?? "") — \(change.detail)")
+                        Output.line("  \(TextWidth.pad(change.kind, to: 12)) \(change.title ?? change.id ?? "") — \(change.detail)")
                     }
                 }
             }

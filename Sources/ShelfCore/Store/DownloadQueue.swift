@@ -123,8 +123,9 @@ public struct DownloadQueue: Sendable {
                 FROM download_queue q JOIN edition e ON e.id = q.edition_id
                 WHERE q.library_id = ? ORDER BY q.position, q.added_at
                 """, arguments: [library.id]).enumerated().map { index, row in
-                QueuedDownload(
-                    position: index + 1, id: row["entry_id"], shortID: EditionSummary.shortForm(of: row["entry_id"]),
+                try QueuedDownload(
+                    position: index + 1, id: row["entry_id"],
+                    shortID: ShortID.shortID(of: row["entry_id"], libraryID: library.id, in: db),
                     title: row["title"], priority: row["priority"],
                     state: LifecycleState(rawValue: row["state"]) ?? .new, lastError: row["last_error"],
                     partsDone: row["done"], parts: row["parts"])

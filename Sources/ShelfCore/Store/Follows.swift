@@ -63,14 +63,15 @@ extension Store {
     public func news(all: Bool = false) throws(StoreError) -> [NewsItem] {
         try read { db in
             try Row.fetchAll(db, sql: """
-                SELECT f.kind, f.name, l.name, e.entry_id, e.title, e.authors, e.series_name, t.found_at
+                SELECT f.kind, f.name, l.name, e.entry_id, e.title, e.authors, e.series_name, t.found_at, e.library_id
                 FROM follow_title t JOIN follow f ON f.id = t.follow_id JOIN edition e ON e.id = t.edition_id
                 JOIN library l ON l.id = e.library_id
                 WHERE \(all ? "1" : "t.viewed_at IS NULL") ORDER BY t.found_at, e.title
                 """).map { row in
-                NewsItem(
+                try NewsItem(
                     kind: row[0], follow: row[1], library: row[2], id: row[3],
-                    shortID: EditionSummary.shortForm(of: row[3]), title: row[4], authors: row[5], series: row[6],
+                    shortID: ShortID.shortID(of: row[3], libraryID: row[8], in: db), title: row[4], authors: row[5],
+                    series: row[6],
                     foundAt: Date(timeIntervalSince1970: row[7]))
             }
         }
@@ -110,7 +111,8 @@ extension Store {
                 let what = follow.kind == .author ? "by \(row[3] as String)" : "in the series \(row[4] as String? ?? "")"
                 try Notices.record(
                     db, kind: .newTitle, libraryID: libraryID, editionID: row[0], key: "new-title:\(entryID)",
-                    text: "\(row[2] as String): new \(what): shelf show \(EditionSummary.shortForm(of: entryID))", at: now)
+                    text: "\(row[2] as String): new \(what): shelf show \(try ShortID.shortID(of: entryID, libraryID: libraryID, in: db))",
+                    at: now)
             }
         }
         return found

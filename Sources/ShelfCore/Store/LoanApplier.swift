@@ -82,8 +82,8 @@ final class LoanApplier {
         }
         let since = availability?.since ?? availability?.until
         let stamp = since.map { String(Int($0.timeIntervalSince1970)) } ?? Self.day(now)
-        let short = EditionSummary.shortForm(of: entry.id)
         if kind == .holdReady && oldKind != .holdReady {
+            let short = try ShortID.shortID(of: entry.id, libraryID: libraryID, in: db)
             let message = "ready to borrow" + (availability?.until.map { " until \(Circulation.shortDate($0))" } ?? "")
                 + ": shelf borrow \(short)"
             try notice(.holdReady, editionID, key: "hold-ready:\(entry.id):\(stamp)", entry.title, message, id: entry.id)

@@ -23,6 +23,12 @@ public enum ShortID {
         return (hash(of: id), true)
     }
 
+    /// The short id of `id` in a library, widened against the ids of the library's other titles (as `shelf list`
+    /// shows it), for a line that names one title: two lookups in the key index.
+    static func shortID(of id: String, libraryID: Int64, in db: Database) throws -> String {
+        try ShortIDWidths(db, libraryID: libraryID, id: id).shortID(of: id)
+    }
+
     /// The form shown when no other key of the library shares its first `minimumLength` characters.
     public static func base(of id: String) -> String {
         let (key, byPrefix) = key(of: id)

@@ -97,3 +97,32 @@ import Testing
         #expect(try store.status(of: library) == indexed)
     }
 }
+
+/// The lines that name one title (the queue, `shelf news` and its notices) give the same widened short id
+/// `shelf list` shows, so it can be typed back.
+@Suite struct ShortIDElsewhereTests {
+    @Test func theQueueNewsAndNoticesWidenAsTheListDoes() throws {
+        let test = TestHome()
+        let store = try ShortIDTests.migratedStore(test)
+        let library = try store.library(named: "lib")
+        let listed = Dictionary(uniqueKeysWithValues: try store.editions(of: library).map { ($0.id, $0.shortID) })
+        let widened = try #require(listed[ShortIDTests.first])
+        #expect(widened.count > ShortID.minimumLength && widened != ShortID.base(of: ShortIDTests.first))
+
+        let queue = DownloadQueue(store: store, library: library)
+        try queue.enqueue(try store.resolveEdition(ShortIDTests.first, in: library))
+        try queue.enqueue(try store.resolveEdition(ShortIDTests.other, in: library))
+        #expect(try queue.entries().map(\.shortID) == [widened, "7d3c0002"])
+
+        try store.write { db in
+            try db.execute(sql: "UPDATE edition SET authors = 'Ann Author', first_seen_at = 100 WHERE entry_id = ?",
+                           arguments: [ShortIDTests.first])
+        }
+        #expect(try store.follow(.author, name: "Ann Author"))
+        let found = try store.write { db in try Store.matchFollows(db, libraryID: library.id, since: 50, now: Date()) }
+        #expect(found == 1)
+        #expect(try store.news().map(\.shortID) == [widened])
+        let notice = try #require(try store.notices().first { $0.kind == .newTitle })
+        #expect(notice.text.hasSuffix("shelf show \(widened)"), "\(notice.text)")
+    }
+}
