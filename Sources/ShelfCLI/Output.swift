@@ -80,10 +80,5 @@ package enum Output {
     }
 
     /// "2026-11-21 14:03" in local time.
-    static func timestamp(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
-    }
+    static func timestamp(_ date: Date) -> String { LocalTime.timestamp(date) }
 }

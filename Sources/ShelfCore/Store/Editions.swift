@@ -239,14 +239,7 @@ public enum Circulation {
     }
 
     /// "Nov 30" this year, "Nov 30 2027" otherwise.
-    public static func shortDate(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone.current
-        let sameYear = Calendar.current.component(.year, from: date) == Calendar.current.component(.year, from: Date())
-        formatter.dateFormat = sameYear ? "MMM d" : "MMM d yyyy"
-        return formatter.string(from: date)
-    }
+    public static func shortDate(_ date: Date) -> String { LocalTime.shortDate(date) }
 }
 
 /// A line of an edition's history.

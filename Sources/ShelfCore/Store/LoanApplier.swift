@@ -156,9 +156,6 @@ final class LoanApplier {
             detail: detail)
     }
 
-    private static func day(_ date: Date) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        return formatter.string(from: date)
-    }
+    /// `2026-11-21`, the day in UTC (part of a notice's key, so it must not move with the time zone).
+    private static func day(_ date: Date) -> String { String(OPDSDate.format(date).prefix(10)) }
 }

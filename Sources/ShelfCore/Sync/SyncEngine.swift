@@ -63,12 +63,7 @@ public enum SyncError: ShelfFailure {
 
 extension SyncError {
     /// `2026-11-23 21:40`, in local time.
-    public static func localTime(_ date: Date) -> String {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.dateFormat = "yyyy-MM-dd HH:mm"
-        return formatter.string(from: date)
-    }
+    public static func localTime(_ date: Date) -> String { LocalTime.timestamp(date) }
 }
 
 /// What a sync did, for the summary line, `--json` and `shelf status`.
