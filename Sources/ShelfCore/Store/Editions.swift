@@ -338,7 +338,7 @@ extension Store {
         SELECT e.id, e.entry_id, e.title, e.authors, e.narrators, e.medium, e.protection, e.state, e.entitlement,
                e.availability_status, e.availability_since, e.availability_until, e.holds_position, e.holds_total,
                e.copies_available, e.copies_total, e.in_catalog, e.is_draft, e.is_paid, e.has_local_copy,
-               EXISTS (SELECT 1 FROM acquisition a WHERE a.edition_id = e.id AND a.kind = 'borrow'),
+               e.has_borrow,
                l.kind, l.since, l.until, l.holds_position, l.holds_total, l.copies_total, l.copies_available, l.revoke_url,
                e.duration, e.series_name, e.series_position, e.series_url, e.found_by, e.short_key
         FROM edition e LEFT JOIN loan l ON l.edition_id = e.id

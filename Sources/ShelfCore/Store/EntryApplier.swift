@@ -227,6 +227,7 @@ final class EntryApplier {
         statement.bind(entry.series?.name)
         statement.bind(entry.series?.position)
         statement.bind(entry.series?.href)
+        statement.bind(entry.acquisitions.contains { $0.kind == .borrow })
     }
 
     private static let columnNames = """
@@ -234,13 +235,13 @@ final class EntryApplier {
         medium, updated, published, cover_url, thumbnail_url, revoke_url, annotations_url, is_draft, is_paid,
         availability_status, availability_since, availability_until, holds_total, holds_position, copies_total,
         copies_available, entitlement, detail, content_hash, change_hash, protection, duration, series_name,
-        series_position, series_url
+        series_position, series_url, has_borrow
         """
 
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
                              changed_at, state, has_local_copy, state_changed_at, short_key, reversed_id)
-        VALUES (\(Array(repeating: "?", count: 35).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
+        VALUES (\(Array(repeating: "?", count: 36).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
         """
 
     private static let updateSQL: String = {

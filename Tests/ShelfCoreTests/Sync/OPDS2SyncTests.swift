@@ -101,6 +101,7 @@ import Testing
             try db.execute(sql: "UPDATE edition SET content_hash = content_hash + 1 WHERE duration IS NOT NULL OR series_name IS NOT NULL")
             // The list's covering index (v16) names the columns: it goes, and comes back with its migration.
             try db.execute(sql: "DROP INDEX edition_list")
+            try db.execute(sql: "ALTER TABLE edition DROP COLUMN has_borrow")
             try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v16-list-covering-index'")
             for column in ["duration", "series_name", "series_position", "series_url"] {
                 try db.execute(sql: "ALTER TABLE edition DROP COLUMN \(column)")
