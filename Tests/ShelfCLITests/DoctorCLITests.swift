@@ -79,9 +79,12 @@ import Testing
         let (fixture, environment, scratch) = try await prepared()
         defer { try? FileManager.default.removeItem(at: scratch) }
         await fixture.server.stop()
-        // stop() returns once the port refuses connections (or after 10 s): until then a connection could still be
-        // accepted and reset, which is another failure than the one this test is about.
-        #expect(!Loopback.isListening(fixture.url))
+        // The port is held, bound but not listening, so every connection is refused: until the server's socket is
+        // closed a connection could still be accepted and reset, and once it is, another test's server could be
+        // given the port; either is another failure than the one this test is about.
+        let url = fixture.url
+        let held = try #require(try await offloaded { Loopback.holdRefusing(url, timeout: 60) }, "the port was never freed")
+        defer { close(held) }
         let doctor = try await fixture.shelf.run(["doctor"], environment: environment)
         #expect(doctor.status == ShelfExit.doctorFoundProblems.rawValue)
         #expect(doctor.stderr == "shelf: 1 problem found\n")

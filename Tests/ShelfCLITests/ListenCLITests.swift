@@ -126,7 +126,9 @@ import Testing
         let heard = Double(audio.count * 2) / Double(Self.bytesPerSecond)
         let book = try book(fixture)
         let total = try book.parts.reduce(0.0) { $0 + (try AudioDecoder(path: $1.file.path).duration ?? 0) }
-        #expect(abs(heard - total / 2) < 0.3, "heard \(heard) s of a \(total) s book")
+        // Within 0.6 s: an underrun on a loaded machine adds its silence between the first and last sound (0.32 s
+        // once, in a full run on two cores), and 1.5× would be 2 s longer still.
+        #expect(abs(heard - total / 2) < 0.6, "heard \(heard) s of a \(total) s book")
         // Half the book was heard (above); the run took less than the book lasts, which 1× cannot (start-up on a loaded
         // machine takes seconds of its own, so the bound is the book's length, not half of it).
         #expect(elapsed < total - 1, "took \(elapsed) s")
