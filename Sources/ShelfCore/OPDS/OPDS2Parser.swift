@@ -20,8 +20,8 @@ public struct OPDS2Parser: Sendable {
 
     /// The default bounds: 32 MB (a Palace page of 100 publications is about 300 KB) and 64 levels (a real feed
     /// nests about 12 deep).
-    public static let defaultMaxDocumentBytes = 32 << 20
-    public static let defaultMaxDepth = 64
+    public static let defaultMaxDocumentBytes = InputLimit.jsonBytes.value
+    public static let defaultMaxDepth = InputLimit.jsonDepth.value
 
     /// A parser resolving relative links against `baseURL`, with the given bounds.
     public init(
