@@ -1,3 +1,5 @@
+import Foundation
+
 /// Counts, over the raw bytes of an XML document and before libxml2 parses them, what libxml2 cannot be trusted
 /// to bound cheaply: attributes per start tag, element depth, name length and attribute value length.
 ///
@@ -25,7 +27,8 @@ struct XMLLimitScanner {
     let maxValue = InputLimit.attributeValueBytes.value
 
     private var state = State.text
-    private(set) var line = 1
+    /// Lines ended before the current chunk.
+    private var linesBefore = 0
     private var depth = 0
     private var attributes = 0
     /// Bytes of the current name or value.
@@ -38,18 +41,59 @@ struct XMLLimitScanner {
     private var brackets = 0
 
     /// Scans the next bytes of the document; throws the first limit they pass.
+    ///
+    /// Text and attribute values, nearly all of a feed, are skipped with `memchr`; only markup is looked at byte by
+    /// byte, and lines are counted only once per chunk (or up to a violation).
     mutating func scan(_ bytes: UnsafeRawBufferPointer) throws(Violation) {
-        for byte in bytes {
-            if byte == 0x0A { line += 1 }
-            try step(byte)
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let end = bytes.count
+        var index = 0
+        while index < end {
+            switch state {
+            case .text:
+                guard let found = memchr(base + index, Int32(UInt8(ascii: "<")), end - index) else {
+                    index = end
+                    continue
+                }
+                index = UnsafeRawPointer(found) - UnsafeRawPointer(base) + 1
+                state = .open
+            case .value:
+                let found = memchr(base + index, Int32(quote), end - index)
+                let stop = found.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? end
+                length += stop - index
+                if length > maxValue { throw violation(.attributeValueBytes, base, index) }
+                if stop < end { state = .inTag }
+                index = stop + 1
+            default:
+                if let limit = step(base[index]) { throw violation(limit, base, index) }
+                index += 1
+            }
         }
+        linesBefore += Self.newlines(base, end)
+    }
+
+    /// The violation of `limit` at `offset` of the current chunk, with its line.
+    private func violation(_ limit: InputLimit, _ base: UnsafePointer<UInt8>, _ offset: Int) -> Violation {
+        Violation(limit: limit, line: linesBefore + Self.newlines(base, offset) + 1)
+    }
+
+    /// The line feeds in the first `count` bytes at `start`.
+    private static func newlines(_ start: UnsafePointer<UInt8>, _ count: Int) -> Int {
+        var lines = 0
+        var cursor = start
+        let end = start + count
+        while cursor < end, let found = memchr(cursor, 0x0A, end - cursor) {
+            lines += 1
+            cursor = UnsafePointer(found.assumingMemoryBound(to: UInt8.self)) + 1
+        }
+        return lines
     }
 
     @inline(__always)
-    private mutating func step(_ byte: UInt8) throws(Violation) {
+    private mutating func step(_ byte: UInt8) -> InputLimit? {
         switch state {
         case .text:
-            if byte == UInt8(ascii: "<") { state = .open }
+            break  // skipped in `scan`
         case .open:
             switch byte {
             case UInt8(ascii: "/"): state = .endTag
@@ -114,31 +158,31 @@ struct XMLLimitScanner {
             if isSpace(byte) {
                 state = .inTag
             } else if byte == UInt8(ascii: ">") {
-                try openElement()
+                return openElement()
             } else if byte == UInt8(ascii: "/") {
                 state = .slash
             } else {
                 length += 1
-                if length > maxName { throw Violation(limit: .nameBytes, line: line) }
+                if length > maxName { return .nameBytes }
             }
         case .inTag:
-            try inTag(byte)
+            return inTag(byte)
         case .attributeName:
             if byte == UInt8(ascii: "=") {
                 state = .afterEquals
             } else if isSpace(byte) {
                 state = .afterAttributeName
             } else if byte == UInt8(ascii: ">") || byte == UInt8(ascii: "/") {
-                try inTag(byte)
+                return inTag(byte)
             } else {
                 length += 1
-                if length > maxName { throw Violation(limit: .nameBytes, line: line) }
+                if length > maxName { return .nameBytes }
             }
         case .afterAttributeName:
             if byte == UInt8(ascii: "=") {
                 state = .afterEquals
             } else if !isSpace(byte) {
-                try inTag(byte)
+                return inTag(byte)
             }
         case .afterEquals:
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
@@ -146,31 +190,27 @@ struct XMLLimitScanner {
                 quote = byte
                 length = 0
             } else if !isSpace(byte) {
-                try inTag(byte)
+                return inTag(byte)
             }
         case .value:
-            if byte == quote {
-                state = .inTag
-            } else {
-                length += 1
-                if length > maxValue { throw Violation(limit: .attributeValueBytes, line: line) }
-            }
+            break  // skipped in `scan`
         case .slash:
             if byte == UInt8(ascii: ">") {
                 state = .text
             } else {
-                try inTag(byte)
+                return inTag(byte)
             }
         }
+        return nil
     }
 
     /// A byte between a start tag's attributes.
     @inline(__always)
-    private mutating func inTag(_ byte: UInt8) throws(Violation) {
+    private mutating func inTag(_ byte: UInt8) -> InputLimit? {
         if isSpace(byte) {
             state = .inTag
         } else if byte == UInt8(ascii: ">") {
-            try openElement()
+            return openElement()
         } else if byte == UInt8(ascii: "/") {
             state = .slash
         } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
@@ -179,17 +219,19 @@ struct XMLLimitScanner {
             length = 0
         } else {
             attributes += 1
-            if attributes > maxAttributes { throw Violation(limit: .attributesPerElement, line: line) }
+            if attributes > maxAttributes { return .attributesPerElement }
             state = .attributeName
             length = 1
         }
+        return nil
     }
 
     @inline(__always)
-    private mutating func openElement() throws(Violation) {
+    private mutating func openElement() -> InputLimit? {
         depth += 1
-        if depth > maxDepth { throw Violation(limit: .elementDepth, line: line) }
+        if depth > maxDepth { return .elementDepth }
         state = .text
+        return nil
     }
 
     @inline(__always)
