@@ -131,6 +131,28 @@ struct OPDSInputLimitTests {
         #expect(try errors(feed(around: ""), parser: parser).memory == nil)
     }
 
+    @Test("an OPDS 2 page with more publications than the limit is refused")
+    func opds2EntriesPerPage() throws {
+        #expect(OPDS2Parser().maxEntries == InputLimit.entriesPerPage.value)
+        let json = Data(#"""
+            {"metadata": {"title": "Page"}, "links": [], "publications": [
+              {"metadata": {"identifier": "urn:a", "title": "A"}, "links": []},
+              {"metadata": {"identifier": "urn:b", "title": "B"}, "links": []}]}
+            """#.utf8)
+        var parser = OPDS2Parser()
+        parser.maxEntries = 1
+        var ids: [String] = []
+        #expect(parseError { _ = try parser.parse(data: json) { ids.append($0.id) } } == .overLimit(.entriesPerPage, line: nil))
+        #expect(ids == ["urn:a"])
+        parser.maxEntries = 2
+        ids = []
+        #expect(parseError { _ = try parser.parse(data: json) { ids.append($0.id) } } == nil)
+        #expect(ids == ["urn:a", "urn:b"])
+        #expect(OPDSParseError.overLimit(.entriesPerPage, line: nil).localizedDescription
+            == "the catalog document is refused: the page has more than 1000000 entries (shelf's limit on entries per "
+            + "catalog page); the document looks broken or hostile and was not used: report it to the library")
+    }
+
     @Test("every limit is named, with its amount, in one line of the man page's LIMITS text")
     func manualText() {
         let lines = InputLimit.manualText.split(separator: "\n")
