@@ -19,6 +19,12 @@ public struct Shelf: AsyncParsableCommand {
 
             EXIT STATUS
             \(ExitStatusTable.text)
+
+            LIMITS
+            shelf bounds the work one document from a server may ask of it. A document past one of these limits \
+            is refused with a line that names the limit, and nothing from it is stored: a catalog page, manifest \
+            or sign-in document exits 65, an annotation list is ignored with a warning.
+            \(InputLimit.manualText)
             """,
         version: ShelfVersion.current,
         subcommands: [

@@ -47,6 +47,9 @@ public struct AuthenticationDocument: Sendable, Equatable {
     /// Reads a document; relative links resolve against `url`.
     public static func parse(_ data: Data, url: URL) throws(CirculationError) -> AuthenticationDocument {
         let object: Any
+        if let limit = InputLimit.jsonViolation(in: data) {
+            throw .malformedAuthDocument(url: url.absoluteString, reason: limit.reason())
+        }
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {

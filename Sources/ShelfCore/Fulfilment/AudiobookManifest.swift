@@ -52,6 +52,7 @@ public struct AudiobookManifest: Sendable, Equatable, Codable {
     public static func parse(_ data: Data, url: URL) throws(FulfilmentError) -> AudiobookManifest {
         let source = url.absoluteString
         let object: Any
+        if let limit = InputLimit.jsonViolation(in: data) { throw .malformedManifest(url: source, reason: limit.reason()) }
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
@@ -65,6 +66,9 @@ public struct AudiobookManifest: Sendable, Equatable, Codable {
         }
         var protection = (metadata["encrypted"] as? [String: Any])?["scheme"].flatMap { $0 as? String }
             .flatMap(ProtectionScheme.recognise)
+        if order.count > InputLimit.manifestParts.value {
+            throw .malformedManifest(url: source, reason: InputLimit.manifestParts.reason())
+        }
         var parts: [Part] = []
         for (index, item) in order.enumerated() {
             guard let link = item as? [String: Any] else {

@@ -171,19 +171,27 @@ public struct RemoteAnnotation: Sendable, Equatable {
     /// The items of an annotation collection (or page, or plain array); one annotation alone is a list of one.
     public static func items(in data: Data) -> Result<[Any], AnnotationRejection> {
         // An annotation is 5 levels deep; a hostile list nested thousands deep never reaches the recursive parser.
-        if data.withUnsafeBytes({ JSONDepth.maximum(of: $0, stoppingAbove: 64) }) > 64 {
-            return .failure(AnnotationRejection("the annotation list is nested more than 64 levels deep"))
+        if let limit = InputLimit.jsonViolation(in: data) {
+            return .failure(AnnotationRejection(limit.reason()))
         }
         guard let json = try? JSONSerialization.jsonObject(with: data) else {
             return .failure(AnnotationRejection("the annotation list is not valid JSON"))
         }
-        if let list = json as? [Any] { return .success(list) }
+        if let list = json as? [Any] { return bounded(list) }
         guard let object = json as? [String: Any] else { return .failure(AnnotationRejection("the annotation list is not a JSON object")) }
-        if let first = object["first"] as? [String: Any] { return .success(first["items"] as? [Any] ?? []) }
-        if let items = object["items"] as? [Any] { return .success(items) }
+        if let first = object["first"] as? [String: Any] { return bounded(first["items"] as? [Any] ?? []) }
+        if let items = object["items"] as? [Any] { return bounded(items) }
         if object["motivation"] != nil || object["target"] != nil { return .success([object]) }
         if (object["total"] as? NSNumber)?.intValue == 0 { return .success([]) }
         return .failure(AnnotationRejection("the document is neither an annotation collection nor an annotation"))
+    }
+
+    /// The items, unless there are more than one response may hold.
+    private static func bounded(_ items: [Any]) -> Result<[Any], AnnotationRejection> {
+        guard items.count <= InputLimit.annotationsPerResponse.value else {
+            return .failure(AnnotationRejection(InputLimit.annotationsPerResponse.reason()))
+        }
+        return .success(items)
     }
 
     /// The annotation's id for a warning line, when it has one.

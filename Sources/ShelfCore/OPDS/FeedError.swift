@@ -27,6 +27,7 @@ public enum FeedError: ShelfFailure {
                 "the URL is the library's sign-in document, not a catalog feed; add the catalog's own URL"
             case .tooLarge(let limit): "the document is larger than \(limit / 1_048_576) MB; refusing it"
             case .tooDeep(let limit): "the document nests deeper than \(limit) levels; refusing it"
+            case .overLimit(let limit, let line): limit.message(line: line)
             }
         }
     }

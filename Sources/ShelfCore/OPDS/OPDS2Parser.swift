@@ -17,11 +17,13 @@ public struct OPDS2Parser: Sendable {
     /// The most navigation links kept in `OPDSFeedInfo.navigation`, as `OPDSParser.maxNavigation`: a feed that
     /// links hundreds of thousands of others costs no more than the crawl can follow.
     public var maxNavigation = Int.max
+    /// The most publications one page may hold before the parse fails with `overLimit`, as `OPDSParser.maxEntries`.
+    public var maxEntries = InputLimit.entriesPerPage.value
 
     /// The default bounds: 32 MB (a Palace page of 100 publications is about 300 KB) and 64 levels (a real feed
     /// nests about 12 deep).
-    public static let defaultMaxDocumentBytes = 32 << 20
-    public static let defaultMaxDepth = 64
+    public static let defaultMaxDocumentBytes = InputLimit.jsonBytes.value
+    public static let defaultMaxDepth = InputLimit.jsonDepth.value
 
     /// A parser resolving relative links against `baseURL`, with the given bounds.
     public init(
@@ -36,6 +38,7 @@ public struct OPDS2Parser: Sendable {
     public func parse(data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         let root = try document(data)
         var reader = OPDS2Reader(resolver: LinkResolver(baseURL: baseURL), maxNavigation: maxNavigation)
+        reader.maxEntries = maxEntries
         try reader.read(root, onEntry: onEntry)
         return reader.info
     }
@@ -80,6 +83,7 @@ struct OPDS2Reader {
     let maxNavigation: Int
     var info = OPDSFeedInfo(version: .opds2)
     private var publicationNumber = 0
+    var maxEntries = InputLimit.entriesPerPage.value
 
     init(resolver: LinkResolver, maxNavigation: Int = Int.max) {
         self.resolver = resolver
@@ -155,6 +159,7 @@ struct OPDS2Reader {
         _ node: JSONNode, collection: OPDSLink?, onEntry: (OPDSEntry) throws -> Void
     ) throws {
         publicationNumber += 1
+        if publicationNumber > maxEntries { throw OPDSParseError.overLimit(.entriesPerPage, line: nil) }
         guard node.isObject else {
             info.warnings.append("publication \(publicationNumber) is not an object; skipped")
             return

@@ -20,6 +20,9 @@ public enum OPDSParseError: Error, Equatable, Sendable {
     case tooLarge(limit: Int)
     /// A JSON document nested deeper than the reader accepts.
     case tooDeep(limit: Int)
+    /// A document that passed one of shelf's input limits (XML attributes, depth, name or value length, entries
+    /// per page), at the line given when there is one.
+    case overLimit(InputLimit, line: Int?)
 }
 
 extension OPDSParseError: LocalizedError {
@@ -46,6 +49,8 @@ extension OPDSParseError: LocalizedError {
             return "the catalog document is larger than the \(limit / 1_048_576) MB limit; the feed looks broken"
         case .tooDeep(let limit):
             return "the catalog document nests deeper than \(limit) levels; the feed looks broken"
+        case .overLimit(let limit, let line):
+            return "the catalog document is refused: " + limit.message(line: line)
         }
     }
 }

@@ -14,6 +14,8 @@ public struct OPDSParser: Sendable {
     /// The most navigation links kept in `OPDSFeedInfo.navigation`; later ones are dropped, so a feed linking
     /// hundreds of thousands of other feeds is read in bounded memory by a caller that follows only a few.
     public var maxNavigation = Int.max
+    /// The most entries one page may hold (navigation entries included) before the parse fails with `overLimit`.
+    public var maxEntries = InputLimit.entriesPerPage.value
 
     /// A parser resolving relative links against `baseURL` and refusing entries above `maxEntryBytes`.
     public init(baseURL: URL? = nil, maxEntryBytes: Int = 8 << 20) {
@@ -188,6 +190,9 @@ final class OPDSDocumentReader {
     /// Text bytes the current entry may still take.
     @exclusivity(unchecked) var budget = 0
     @exclusivity(unchecked) var entryLine = 0
+    /// Entry elements met so far, navigation entries and those without an id included.
+    @exclusivity(unchecked) var entries = 0
+    let maxEntries: Int
     /// Whether the root element was a feed rather than a single entry.
     private(set) var rootIsFeed = false
 
@@ -197,6 +202,7 @@ final class OPDSDocumentReader {
         self.baseURL = parser.baseURL
         self.maxEntryBytes = parser.maxEntryBytes
         self.maxNavigation = parser.maxNavigation
+        self.maxEntries = parser.maxEntries
     }
 
     func read(onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
@@ -234,6 +240,8 @@ final class OPDSDocumentReader {
             guard namespace == names.atom else { return try reader.skipElement() }
             switch local {
             case names.entry:
+                entries += 1
+                if entries > maxEntries { throw OPDSParseError.overLimit(.entriesPerPage, line: reader.line) }
                 guard let entry = try readEntry() else { return }
                 if let navigation = NavigationEntry.link(of: entry) {
                     if info.navigation.count < maxNavigation { info.navigation.append(navigation) }

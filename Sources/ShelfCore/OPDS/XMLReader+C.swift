@@ -118,6 +118,9 @@ final class XMLReader {
 
     private let reader: xmlTextReaderPtr
     private let fileDescriptor: Int32
+    /// The file being streamed to libxml2 through the limit scanner; nil for a document in memory (scanned whole
+    /// before the reader exists).
+    private let input: ScannedInput?
     // Unchecked exclusivity: touched for every text node by this reader's single thread only.
     @exclusivity(unchecked) private var textBuffer = ByteBuffer()
     /// The root element's namespace declarations with their interned URIs.
@@ -137,11 +140,15 @@ final class XMLReader {
     /// Runs `body` with a reader over `data`, read in place; the reader must not outlive `body`.
     ///
     /// Reading in place rather than from a copy matters for large feeds: copying a 50 MB page costs more
-    /// than a tenth of the time it takes to parse it. The corresponding C function is `xmlReaderForMemory`.
+    /// than a tenth of the time it takes to parse it. The document is first scanned for shelf's input limits
+    /// (`XMLLimitScanner`), so libxml2 never sees a start tag that would cost it minutes.
+    /// The corresponding C function is `xmlReaderForMemory`.
     static func withReader<Result>(
         data: Data, url: String?, _ body: (XMLReader) throws -> Result
     ) throws -> Result {
-        try data.withUnsafeBytes { bytes in
+        try data.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            var scanner = XMLLimitScanner()
+            do throws(XMLLimitScanner.Violation) { try scanner.scan(bytes) } catch { throw OPDSParseError.overLimit(error.limit, line: error.line) }
             let reader = try XMLReader(bytes: bytes, url: url)
             return try withExtendedLifetime(reader) { try body(reader) }
         }
@@ -169,14 +176,16 @@ final class XMLReader {
         }
         self.reader = reader
         self.fileDescriptor = -1
+        self.input = nil
         installErrorHandler()
     }
 
     /// Opens a reader that streams the file at `path`, never holding the whole document in memory.
     ///
     /// Reading through a descriptor we opened, rather than by file name, keeps libxml2 from
-    /// transparently decompressing gzip input or interpreting the name as a URL.
-    /// The corresponding C function is `xmlReaderForFd`.
+    /// transparently decompressing gzip input or interpreting the name as a URL. Each chunk libxml2 asks for
+    /// is scanned for shelf's input limits before libxml2 gets it. The corresponding C function is
+    /// `xmlReaderForIO`.
     init(path: String) throws {
         _ = libxml2Setup
         xmlResetLastError()
@@ -184,12 +193,23 @@ final class XMLReader {
         guard fd >= 0 else {
             throw OPDSParseError.unreadable("cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        guard let reader = xmlReaderForFd(fd, path, nil, Self.options) else {
+        let input = ScannedInput(fileDescriptor: fd)
+        let read: xmlInputReadCallback = { context, buffer, length in
+            guard let context, let buffer else { return -1 }
+            return Unmanaged<ScannedInput>.fromOpaque(context).takeUnretainedValue().read(into: buffer, length)
+        }
+        // No close callback: the descriptor is closed in deinit, after libxml2 is done with it.
+        let context = Unmanaged.passUnretained(input).toOpaque()
+        guard let reader = xmlReaderForIO(read, nil, context, path, nil, Self.options) else {
             close(fd)
+            if let violation = input.violation {
+                throw OPDSParseError.overLimit(violation.limit, line: violation.line)
+            }
             throw OPDSParseError.unreadable("libxml2 could not create a reader for \(path)")
         }
         self.reader = reader
         self.fileDescriptor = fd
+        self.input = input
         installErrorHandler()
     }
 
@@ -227,6 +247,10 @@ final class XMLReader {
 
     /// The single path from a libxml2 return code to a Swift error.
     private func check(_ code: Int32) throws -> Bool {
+        // A limit passed in the input stops the parse, whatever libxml2 made of the input ending early.
+        if let violation = input?.violation {
+            throw OPDSParseError.overLimit(violation.limit, line: violation.line)
+        }
         if code == 1 { return true }
         // Read can report a plain end of input after a fatal error (an empty or truncated document), so a
         // recorded fatal error wins over the return code.
@@ -414,5 +438,32 @@ final class XMLReader {
     func skipElement() throws {
         if isEmptyElement { return }
         skippedTo = try check(xmlTextReaderNext(reader))
+    }
+}
+
+/// A file handed to libxml2 chunk by chunk, each chunk scanned for shelf's input limits first.
+private final class ScannedInput {
+    let fileDescriptor: Int32
+    private var scanner = XMLLimitScanner()
+    /// The limit the input passed; once set, libxml2 gets no more bytes.
+    private(set) var violation: XMLLimitScanner.Violation?
+
+    init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
+
+    /// Fills `buffer` with up to `length` bytes of the file; -1 on a read error or once a limit is passed.
+    ///
+    /// The corresponding C type is `xmlInputReadCallback`.
+    func read(into buffer: UnsafeMutablePointer<CChar>, _ length: Int32) -> Int32 {
+        if violation != nil { return -1 }
+        var count: Int
+        repeat { count = Foundation.read(fileDescriptor, buffer, Int(length)) } while count < 0 && errno == EINTR
+        guard count > 0 else { return Int32(count) }
+        do throws(XMLLimitScanner.Violation) {
+            try scanner.scan(UnsafeRawBufferPointer(start: buffer, count: count))
+        } catch {
+            violation = error
+            return -1
+        }
+        return Int32(count)
     }
 }

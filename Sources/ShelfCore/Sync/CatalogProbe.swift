@@ -222,6 +222,7 @@ public struct CatalogProbe: Sendable {
         case .authenticationDocument: "it is an Authentication for OPDS document, not a feed"
         case .tooLarge(let limit): "larger than \(limit / 1_048_576) MB"
         case .tooDeep(let limit): "nested deeper than \(limit) levels"
+        case .overLimit(let limit, let line): limit.excess(line: line) + " (shelf's limit on \(limit.name))"
         }
     }
 }
