@@ -51,11 +51,15 @@ extension Store {
                 db, "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
             defer { statement.reset() }
             let rowIDColumn = Int32(EditionSummary.Column.rowID.rawValue)
-            // Each row that passes the filter, as a summary.
-            func forEachSummary(_ body: (EditionSummary) throws -> Void) throws {
+            // Runs the statement again from its first row.
+            func start() {
                 statement.reset()
                 statement.bind(library.id)
                 if let state = filter.state { statement.bind(state.rawValue) }
+            }
+            // Each row that passes the filter, as a summary.
+            func forEachSummary(_ body: (EditionSummary) throws -> Void) throws {
+                start()
                 while try statement.step() {
                     let edition = EditionSummary(
                         columns: statement, listening: listening[statement.int64(rowIDColumn)], now: now, shortIDs: shortIDs)
@@ -72,9 +76,7 @@ extension Store {
             case .widths(let measure) where filter.availableOnly || series != nil:
                 try forEachSummary { measure(ListCellWidths($0)) }
             case .widths(let measure):
-                statement.reset()
-                statement.bind(library.id)
-                if let state = filter.state { statement.bind(state.rawValue) }
+                start()
                 while try statement.step() {
                     measure(ListCellWidths(
                         columns: statement, listening: listening[statement.int64(rowIDColumn)], shortIDs: shortIDs))

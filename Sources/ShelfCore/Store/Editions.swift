@@ -164,7 +164,7 @@ public struct ListCellWidths: Sendable, Equatable {
         typealias Column = EditionSummary.Column
         func width(_ column: Column) -> Int { row.withUTF8(Int32(column.rawValue)) { TextWidth.of(utf8: $0) } }
         id = row.withUTF8(Int32(Column.shortKey.rawValue)) { key in
-            shortIDs.shortIDWidth(key: key) ?? TextWidth.of(shortIDs.shortID(of: row.string(Int32(Column.entryID.rawValue)) ?? ""))
+            shortIDs.shownLength(key: key) ?? TextWidth.of(shortIDs.shortID(of: row.string(Int32(Column.entryID.rawValue)) ?? ""))
         }
         let removed = !row.bool(Int32(Column.inCatalog.rawValue)) && row.isNull(Int32(Column.foundBy.rawValue))
         title = width(.title) + (removed ? 10 : 0)

@@ -124,30 +124,23 @@ struct ShortIDWidths {
     }
 
     /// The short id to show for `id`, given its stored key's bytes (`edition.short_key`), without working the key out
-    /// again: a 36-character key is a UUID's, shown by a prefix; any other key but 16 hex digits is a token, shown
-    /// whole; 16 hex digits may be a hash or a token, so that id's key is worked out. A missing key is worked out too.
+    /// again when the key alone says how much of it is shown (`shownLength(key:)`).
     func shortID(of id: String, key: UnsafeBufferPointer<UInt8>) -> String {
-        let byPrefix: Bool
-        switch key.count {
-        case 36: byPrefix = true
-        case 16 where key.allSatisfy(ShortID.isLowercaseHexDigit): return shortID(of: id)
-        case 0: return shortID(of: id)
-        default: byPrefix = false
-        }
-        guard byPrefix else { return String(decoding: key, as: UTF8.self) }
-        let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
-        return String(decoding: key.prefix(max(ShortID.minimumLength, length ?? 0)), as: UTF8.self)
+        guard let length = shownLength(key: key) else { return shortID(of: id) }
+        return String(decoding: key.prefix(length), as: UTF8.self)
     }
 
-    /// The width of the short id `shortID(of:key:)` gives, without making it; nil when that needs the id.
-    func shortIDWidth(key: UnsafeBufferPointer<UInt8>) -> Int? {
+    /// How many bytes (and so terminal columns: keys are ASCII) of a stored key the short id shows, or nil when the
+    /// key alone cannot tell: a 36-character key is a UUID's, shown by a prefix; any other key but 16 hex digits is a
+    /// token, shown whole; 16 hex digits may be a hash or a token, so that id's key is worked out, as is a missing one.
+    func shownLength(key: UnsafeBufferPointer<UInt8>) -> Int? {
         switch key.count {
         case 36:
             let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
             return min(36, max(ShortID.minimumLength, length ?? 0))
         case 0: return nil
         case 16 where key.allSatisfy(ShortID.isLowercaseHexDigit): return nil
-        default: return key.count  // a token: printable ASCII, one column a byte
+        default: return key.count
         }
     }
 
