@@ -3,19 +3,32 @@ import Foundation
 /// Whether anything listens on the loopback ports the demo library uses.
 public enum Loopback {
     /// Whether something accepts connections on 127.0.0.1 at the URL's port.
+    ///
+    /// The connection is tried without blocking and waited for 200 ms at most: a blocking connect to a server that
+    /// stopped accepting but still holds its socket with a full backlog retries for two minutes, and on the test
+    /// process's cooperative threads that stalled every in-process server. No answer in time counts as listening.
     public static func isListening(_ url: URL) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) | O_NONBLOCK)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(url.port ?? 0).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
+        let result = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
+        if result == 0 { return true }
+        guard errno == EINPROGRESS else { return false }
+        var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+        guard poll(&poller, 1, 200) > 0 else { return true }
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &length)
+        return error == 0
     }
 
     /// Takes the URL's port on 127.0.0.1 without listening on it, once the server that listened there has let it
