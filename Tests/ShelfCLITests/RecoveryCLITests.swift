@@ -31,6 +31,16 @@ import Testing
         Issue.record("no part file got new bytes in 5 s")
     }
 
+    /// Waits until `file` holds at least one byte.
+    private func waitForBytes(in file: URL) async throws {
+        for _ in 0..<200 {
+            let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
+            if (size?.intValue ?? 0) > 0 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("\(file.lastPathComponent) got no bytes in 10 s")
+    }
+
     @Test func interruptAndTerminateMidDownloadPutTheTitleBackAndArchiveClearsTheParts() async throws {
         let fixture = try await ready()
         await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 4_000), for: sherlock)
@@ -99,10 +109,12 @@ import Testing
         await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 2_000), for: sherlock)
         let files = try fixture.files(of: "7d3c0002")
         let (process, _, _) = try fixture.shelf.start(["download", "7d3c0002", "--quiet"])
-        try await waitForNewBytes(in: files, before: 0)
+        let partial = files.appendingPathComponent("part-001.mp3.part")
+        // Part 1 itself must have begun: the other parts run beside it at full speed and give bytes first, and a
+        // kill before part 1's first byte leaves an empty part without a validator.
+        try await waitForBytes(in: partial)
         kill(process.processIdentifier, SIGKILL)
         try await offloaded { process.waitUntilExit() }
-        let partial = files.appendingPathComponent("part-001.mp3.part")
         #expect(FileManager.default.fileExists(atPath: partial.path + ".json"), "the validator is saved beside the part")
         try whole.write(to: partial)
         await fixture.server.state.setAudioFaults(AudioFaults(), for: sherlock)
