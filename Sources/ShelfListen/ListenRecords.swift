@@ -86,20 +86,26 @@ struct ListenRecords {
     /// Downloads the title's missing parts on a thread of its own, with a store of its own; the result is why the
     /// download stopped short, or nil when every part arrived.
     /// `shared` orders the parts and hears of each that fails.
-    func download(configuration: HTTPConfiguration, shared: ListenDownload) -> Background<String?> {
+    /// While another shelf (`shelf download`, a sync) downloads the title, its parts arrive all the same: this one
+    /// asks again every `busyRetry` seconds and takes over the rest when that one stops, finished or killed.
+    func download(configuration: HTTPConfiguration, shared: ListenDownload, busyRetry: Double = 1) -> Background<String?> {
         let (home, library, edition) = (home, library, edition)
         let settings = shared.settings
         return Background {
-            do {
-                let store = try Store(home: home)
-                let service = try FulfilmentService(
-                    store: store, home: home, library: library, configuration: configuration, settings: settings)
-                let report = try service.download(edition)
-                return report.state != .downloaded ? report.failures.first ?? report.message : nil
-            } catch let error as ShelfFailure {
-                return error.description
-            } catch {
-                return "\(error)"
+            while true {
+                do {
+                    let store = try Store(home: home)
+                    let service = try FulfilmentService(
+                        store: store, home: home, library: library, configuration: configuration, settings: settings)
+                    let report = try service.download(edition)
+                    return report.state != .downloaded ? report.failures.first ?? report.message : nil
+                } catch FulfilmentError.busy(_, _) {
+                    usleep(UInt32(busyRetry * 1_000_000))
+                } catch let error as ShelfFailure {
+                    return error.description
+                } catch {
+                    return "\(error)"
+                }
             }
         }
     }

@@ -52,6 +52,38 @@ import Glibc
         await fixture.finish()
     }
 
+    @Test func aListenWhileAnotherShelfDownloadsWaitsForThatShelfsParts() async throws {
+        let fixture = try await ready()
+        // Parts 3 and 4 take about two seconds each; 1 and 2 come at once.
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [3, 4], bytesPerSecond: 6_000), for: Self.sherlock)
+        let downloader = try fixture.shelf.start(["download", "7d3c0002", "--quiet"])
+        let files = try fixture.files(of: "7d3c0002")
+        let begun = try await offloaded { () -> Bool in
+            for _ in 0..<200 {
+                if FileManager.default.fileExists(atPath: files.appendingPathComponent("part-001.mp3").path) { return true }
+                usleep(25_000)
+            }
+            return false
+        }
+        #expect(begun, "the other shelf did not begin its download")
+        // Near the end of the third part, which the other shelf is still fetching, then on into the fourth.
+        let result = try await fixture.shelf.run(
+            ["listen", "7d3c0002", "--no-ui", "--from", "8.6", "--for", "1"], environment: Self.dummy)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stderr.contains("not on this computer"), "\(result.stderr)")
+        #expect(result.stdout.contains("Buffering: waiting for part"), "\(result.stdout)")
+        #expect(try listening(fixture).position?.part == 3, "\(result.stdout)")
+        let (process, out, err) = downloader
+        let downloadErrors = try await offloaded {
+            _ = out.fileHandleForReading.readDataToEndOfFile()
+            let data = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(process.terminationStatus == 0, "\(downloadErrors)")
+        await fixture.finish()
+    }
+
     @Test func resumingAtTheLastPartFetchesItFirst() async throws {
         let fixture = try await ready(parts: 8, seconds: 2)
         // A first download that fetched nothing: the parts are known, none is on disk.

@@ -51,9 +51,9 @@ package struct ListenArguments: ParsableArguments {
         saved every 2 seconds while playing, and on pause, seek, chapter change, quit, interrupt, \
         terminate, hang-up and when the terminal closes; it is sent to the library when online and \
         queued when not. A title still downloading plays as far as its parts have arrived; the rest \
-        downloads in the background, the part it starts in and the next first. A book that came as one \
-        audio file or a zip of them (no table of \
-        contents of its own) takes its chapters from the files: m4b chapter atoms, ID3v2 chapters, \
+        downloads in the background, the part it starts in and the next first; while another shelf \
+        downloads the title, its parts are awaited from that one. A book that came as one audio file or \
+        a zip of them (no table of contents of its own) takes its chapters from the files: m4b chapter atoms, ID3v2 chapters, \
         Vorbis and Opus chapter comments.
 
         KEYS
