@@ -22,8 +22,9 @@ public struct Shelf: AsyncParsableCommand {
 
             LIMITS
             shelf bounds the work one document from a server may ask of it. A document past one of these limits \
-            is refused with a line that names the limit, and nothing from it is stored: a catalog page, manifest \
-            or sign-in document exits 65, an annotation list is ignored with a warning.
+            is refused with a line that names the limit, and nothing from it is stored: a catalog page, manifest, \
+            fulfilment token or sign-in document exits 65, an annotation list is ignored with a warning, and an \
+            error's problem document is not quoted.
             \(InputLimit.manualText)
             """,
         version: ShelfVersion.current,

@@ -205,6 +205,9 @@ public final class LibrarySession: Sendable {
                 status: response.status,
                 reason: ProblemDocument.parse(response.body)?.text ?? "the token endpoint answered \(response.status)")
         }
+        if let limit = InputLimit.jsonViolation(in: response.body) {
+            throw CirculationError.notAnEntry(url: endpoint.absoluteString, reason: limit.reason())
+        }
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
             let token = object["access_token"] as? String, !token.isEmpty
         else {

@@ -165,6 +165,7 @@ public struct BearerToken: Sendable, Equatable, Codable {
 
     /// Reads a token document received at `now`.
     public static func parse(_ data: Data, url: URL, now: Date = Date()) throws(FulfilmentError) -> BearerToken {
+        if let limit = InputLimit.jsonViolation(in: data) { throw .malformedToken(url: url.absoluteString, reason: limit.reason()) }
         guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
             throw .malformedToken(url: url.absoluteString, reason: "not a JSON object")
         }

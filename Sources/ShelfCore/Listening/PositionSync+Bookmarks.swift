@@ -145,7 +145,9 @@ extension PositionSync {
 
     /// Whether an annotation collection says more pages follow (then it is not the complete list).
     static func hasNextPage(_ body: Data) -> Bool {
-        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else { return false }
+        guard InputLimit.jsonViolation(in: body) == nil,
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any]
+        else { return false }
         if object["next"] != nil { return true }
         return (object["first"] as? [String: Any])?["next"] != nil
     }

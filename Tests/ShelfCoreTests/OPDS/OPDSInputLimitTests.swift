@@ -200,6 +200,21 @@ struct OPDSInputLimitTests {
         ) { try AuthenticationDocument.parse(deep, url: url) }
     }
 
+    @Test("a fulfilment token nested too deep is refused and a problem document too deep is not quoted")
+    func tokenAndProblem() throws {
+        let url = URL(string: "https://library.example/fulfil")!
+        let nested = String(repeating: "[", count: 1_000) + String(repeating: "]", count: 1_000)
+        let token = Data((#"{"access_token": "t", "location": "https://library.example/m", "x": "# + nested + "}").utf8)
+        #expect(throws: FulfilmentError.malformedToken(
+            url: url.absoluteString, reason: "the document nests deeper than 64 levels, over shelf's limit on JSON depth")
+        ) { try BearerToken.parse(token, url: url) }
+        let shallow = #"{"access_token": "t", "location": "https://library.example/m", "x": [[1]]}"#
+        #expect(try BearerToken.parse(Data(shallow.utf8), url: url).accessToken == "t")
+        let problem = #"{"title": "Hold limit reached", "detail": "d", "x": "#
+        #expect(ProblemDocument.parse(Data((problem + "[[1]]}").utf8))?.title == "Hold limit reached")
+        #expect(ProblemDocument.parse(Data((problem + nested + "}").utf8)) == nil)
+    }
+
     @Test("an annotation list with more annotations than the limit is refused as a whole")
     func annotationCount() throws {
         let item = #"{"motivation": "bookmarking"}"#
