@@ -89,8 +89,11 @@ import Testing
             let whole = try await HTTPTestClient.get(URL(string: token.location)!, headers: bearer)
             await server.state.updateSwitches { $0.manifests = PageFaults(truncate: true) }
             let cut = try await HTTPTestClient.get(URL(string: token.location)!, headers: bearer)
+            // Each manifest signs its part links anew, so only the sizes compare: half, and well-formed HTTP.
             #expect(cut.status == 200)
-            #expect(cut.body == Array(whole.body.prefix(whole.body.count / 2)))
+            #expect(!cut.cutShort)
+            #expect(abs(cut.body.count - whole.body.count / 2) <= 1)
+            #expect(cut.text.hasPrefix("{"))
             #expect(throws: (any Error).self) { try JSONSerialization.jsonObject(with: Data(cut.body)) }
 
             await server.state.updateSwitches { $0.manifests = PageFaults(statusTimes: 1, expiredToken: true) }
