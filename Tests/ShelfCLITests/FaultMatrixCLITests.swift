@@ -176,7 +176,7 @@ import Testing
         switch fault {
         case .serverError: .fails(.serverError, ["the library refused (500)", "try again later"])
         case .rateLimited, .slowDrip, .expiredToken, .wrongType: .getsThrough
-        case .notFound: .fails(.serverError, ["the library refused (404)"])
+        case .notFound: .fails(.serverNotFound, ["the library does not know this title or loan", "run `shelf sync`"])
         case .reset: .fails(.serverError, ["/manifests/", "cut short", "try again"])
         case .truncated: .fails(.badData, ["audiobook manifest", "unusable", "try again later"])
         case .overstated: .fails(.serverError, ["/manifests/", "cut short", "try again"])

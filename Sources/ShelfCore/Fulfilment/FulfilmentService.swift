@@ -470,6 +470,8 @@ public final class FulfilmentService {
             if [403, 404, 410].contains(response.status), problem == nil {
                 throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
             }
+            // The library's own word that it has no such document: not a failure to wait out.
+            if [404, 410].contains(response.status), let problem { throw CirculationError.serverNotFound(problem.text) }
             throw CirculationError.refused(status: response.status, reason: problem?.text ?? HTTPStatus.reason(response.status))
         }
         return response
