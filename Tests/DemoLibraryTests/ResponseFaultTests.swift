@@ -104,6 +104,25 @@ import Testing
         }
     }
 
+    @Test func manifestsStatePartLengthsWhenSwitched() async throws {
+        try await withServer { server, url in
+            try await server.state.prepareAudio()
+            let plain = try await fulfilledManifest(url)
+            let token = try await fulfil(url, Works.onLoan)
+            let bearer = ["Authorization": "Bearer \(token.access_token)"]
+            #expect(try await HTTPTestClient.get(URL(string: token.location)!, headers: bearer).text.contains("\"length\"") == false)
+            await server.state.updateSwitches { $0.manifestPartLengths = true }
+            let response = try await HTTPTestClient.get(URL(string: token.location)!, headers: bearer)
+            let document = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+            let order = try #require(document["readingOrder"] as? [[String: Any]])
+            #expect(order.count == plain.readingOrder.count)
+            for (index, link) in order.enumerated() {
+                let part = try await HTTPTestClient.get(partURL(plain, index + 1))
+                #expect((link["length"] as? Int) == part.body.count)
+            }
+        }
+    }
+
     @Test func partResponseFaultsApplyToTheListedParts() async throws {
         try await withServer { server, url in
             try await server.state.prepareAudio()

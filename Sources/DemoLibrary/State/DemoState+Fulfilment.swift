@@ -151,7 +151,8 @@ extension DemoState {
                 .init(href: selfLink, type: AudiobookManifest.mediaType, rel: "self"),
                 .init(href: renderer.base + title.coverPath, type: "image/png", rel: "cover"),
             ],
-            modified: title.updated
+            modified: title.updated,
+            lengths: switches.manifestPartLengths ? parts.map(\.length) : nil
         )
     }
 

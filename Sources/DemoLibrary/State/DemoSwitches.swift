@@ -123,6 +123,8 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var loans: PageFaults
     /// Faults of every audiobook manifest behind a fulfilment token.
     public var manifests: PageFaults
+    /// Manifests state each part's size in bytes (`length`), as some distributors do.
+    public var manifestPartLengths: Bool
     /// Borrowing answers 500 with a `cannot-issue-loan` problem document and changes nothing.
     public var borrowFails: Bool
     /// Borrowing answers 200 with an HTML page instead of an entry, and changes nothing.
@@ -150,8 +152,10 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         malformedAnnotation: MalformedAnnotation? = nil,
         duplicateLoans: Bool = false,
         loans: PageFaults = PageFaults(),
-        manifests: PageFaults = PageFaults()
+        manifests: PageFaults = PageFaults(),
+        manifestPartLengths: Bool = false
     ) {
+        self.manifestPartLengths = manifestPartLengths
         self.duplicateLoans = duplicateLoans
         self.loans = loans
         self.manifests = manifests
@@ -168,7 +172,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
-        case malformedAnnotation, duplicateLoans, loans, manifests
+        case malformedAnnotation, duplicateLoans, loans, manifests, manifestPartLengths
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -186,6 +190,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         duplicateLoans = try c.decodeIfPresent(Bool.self, forKey: .duplicateLoans) ?? false
         loans = try c.decodeIfPresent(PageFaults.self, forKey: .loans) ?? PageFaults()
         manifests = try c.decodeIfPresent(PageFaults.self, forKey: .manifests) ?? PageFaults()
+        manifestPartLengths = try c.decodeIfPresent(Bool.self, forKey: .manifestPartLengths) ?? false
     }
 }
 
