@@ -151,12 +151,16 @@ import Testing
         // A new loan waits on the server: the faulted sync must not half-apply it, the lifted one must show it.
         _ = try await fixture.server.state.borrow(Self.janeEyre, as: "demo")
         await fixture.server.state.updateSwitches { $0.loans = fault.faults(dripRate: 1_500) }
+        let tokens = await fixture.server.state.stats.tokensIssued
         let started = Date()
         let faulted = try await fixture.shelf.run(["sync", "--no-download"])
         switch Self.loansOutcome(fault) {
         case .getsThrough:
             #expect(faulted.status == 0, "\(faulted.stderr)")
             await Self.expectFired(fault, since: started) { await fixture.server.state.switches.loans.isEmpty }
+            if fault == .expiredToken {
+                #expect(await fixture.server.state.stats.tokensIssued > tokens, "no new bearer token was asked for")
+            }
         case .fails(let exit, let words):
             Self.expectOneLine(faulted, exit: exit, words: words)
             #expect(try await fixture.shelf.run(["loans", "--json"]).stdout == loans, "the loans changed")
@@ -192,10 +196,14 @@ import Testing
         let fixture = try await CLIFixture()
         try await fixture.signIn()
         await fixture.server.state.updateSwitches { $0.manifests = fault.faults(dripRate: 1_000) }
+        let grants = await fixture.server.state.stats.fulfilmentTokensIssued
         let started = Date()
         let faulted = try await fixture.shelf.run(["download", "7d3c0002"])
         if case .getsThrough = Self.manifestOutcome(fault) {
             await Self.expectFired(fault, since: started) { await fixture.server.state.switches.manifests.isEmpty }
+        }
+        if fault == .expiredToken {
+            #expect(await fixture.server.state.stats.fulfilmentTokensIssued == grants + 2, "the refused token was not replaced")
         }
         try await Self.expectDownload(faulted, outcome: Self.manifestOutcome(fault), fixture: fixture) {
             await fixture.server.state.updateSwitches { $0.manifests = PageFaults() }
