@@ -211,6 +211,24 @@ import Testing
         await fixture.finish()
     }
 
+    /// Beyond the cell: a token refused again after the one renewal is said, and nothing is left half-done.
+    @Test func aManifestThatRefusesEveryTokenSaysSoOnce() async throws {
+        let fixture = try await CLIFixture()
+        try await fixture.signIn()
+        await fixture.server.state.updateSwitches { $0.manifests = PageFaults(expiredToken: true) }
+        let grants = await fixture.server.state.stats.fulfilmentTokensIssued
+        let refused = try await fixture.shelf.run(["download", "7d3c0002"])
+        Self.expectOneLine(refused, exit: .notPermitted, words: [
+            "/manifests/", "refused the library's own fulfilment token", "Expired bearer token", "also a new one",
+            "try again later", "shelf login",
+        ])
+        #expect(await fixture.server.state.stats.fulfilmentTokensIssued == grants + 2, "one renewal, no more")
+        try await Self.expectDownload(refused, outcome: .fails(.notPermitted, []), fixture: fixture) {
+            await fixture.server.state.updateSwitches { $0.manifests = PageFaults() }
+        }
+        await fixture.finish()
+    }
+
     // MARK: Parts
 
     static func partOutcome(_ fault: Fault) -> Outcome {
