@@ -28,6 +28,8 @@ struct AudiobookManifest: Codable, Sendable {
         var title: String?
         var duration: Double?
         var bitrate: Int?
+        /// The part's size in bytes, which some distributors state (absent unless the `manifestPartLengths` switch).
+        var length: Int?
     }
 
     var context = "https://readium.org/webpub-manifest/context.jsonld"
@@ -46,11 +48,12 @@ struct AudiobookManifest: Codable, Sendable {
 
     /// A manifest for `title` whose parts are at `partHrefs` (absolute, or relative inside a package).
     static func make(
-        _ title: DemoTitle, parts: [(href: String, duration: Double)], links: [Link], modified: Date
+        _ title: DemoTitle, parts: [(href: String, duration: Double)], links: [Link], modified: Date,
+        lengths: [Int]? = nil
     ) -> AudiobookManifest {
         let readingOrder = parts.enumerated().map { index, part in
             Link(href: part.href, type: "audio/mpeg", title: "Chapter \(index + 1)",
-                 duration: rounded(part.duration), bitrate: 32)
+                 duration: rounded(part.duration), bitrate: 32, length: lengths?[index])
         }
         // Like real tables of contents, the first chapter starts a second into the first part,
         // after the opening credits.

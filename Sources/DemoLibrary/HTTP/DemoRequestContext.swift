@@ -1,14 +1,18 @@
 import Hummingbird
+import NIOCore
 
 /// Request context of the demo server: Hummingbird's basics plus the peer's address.
 struct DemoRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's IP address, to keep the admin routes to loopback.
     let remoteAddress: String?
+    /// The connection, for the faults that reset it.
+    let channel: any Channel
 
     init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         remoteAddress = source.channel.remoteAddress?.ipAddress
+        channel = source.channel
     }
 
     /// The request body is JSON for the admin routes, never large.

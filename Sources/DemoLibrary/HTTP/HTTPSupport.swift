@@ -59,10 +59,15 @@ enum HTTPSupport {
 
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok,
                      contentType: String = "application/json") throws -> Response {
+        response(try encoded(value), status: status, contentType: contentType)
+    }
+
+    /// A value as the JSON the routes send.
+    static func encoded(_ value: some Encodable) throws -> ByteBuffer {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
-        return response(ByteBuffer(bytes: try encoder.encode(value)), status: status, contentType: contentType)
+        return ByteBuffer(bytes: try encoder.encode(value))
     }
 
     /// A Palace-style problem detail document (RFC 7807).

@@ -10,9 +10,9 @@ enum CatalogRoutes {
             let (body, lastModified) = await state.rootFeedWithDate(entrypoint: entrypoint ?? .all)
             return HTTPSupport.validatedXML(body, lastModified: lastModified, request: request)
         }
-        router.get("/crawlable") { request, _ in
+        router.get("/crawlable") { request, context in
             let page = request.uri.queryParameters["page"].map { Int($0) ?? 0 } ?? 1
-            return try await crawlable(page: page, request: request, state: state)
+            return try await crawlable(page: page, request: request, context: context, state: state)
         }
         router.get("/works/{id}") { request, context in
             let id = (context.parameters.get("id") ?? "").removingPercentEncoding ?? ""
@@ -55,7 +55,7 @@ enum CatalogRoutes {
         return HTTPSupport.response(ByteBuffer(bytes: body), status: status, contentType: type, headers: headers)
     }
 
-    static func crawlable(page: Int, request: Request, state: DemoState) async throws -> Response {
+    static func crawlable(page: Int, request: Request, context: DemoRequestContext, state: DemoState) async throws -> Response {
         let acceptsGzip = HTTPSupport.acceptsGzip(request)
         switch try await state.plan(page: page, acceptsGzip: acceptsGzip) {
         case .notFound(let count):
@@ -82,6 +82,10 @@ enum CatalogRoutes {
                 throw ConnectionDropped()
             }
             return Response(status: .ok, headers: [.contentType: HTTPSupport.atomAcquisition], body: responseBody)
+        case .faulted(let faults, let body):
+            return await FaultedResponse.answer(faults, body: body, contentType: HTTPSupport.atomAcquisition,
+                                                request: request, context: context)
+                ?? HTTPSupport.response(body, contentType: HTTPSupport.atomAcquisition)
         case .huge(let prefix, let suffix, let summaryBytes, let entityTag):
             let length = prefix.readableBytes + summaryBytes + suffix.readableBytes
             let body = ResponseBody(contentLength: length) { writer in

@@ -42,10 +42,21 @@ enum FulfilmentRoutes {
         }
         router.get("/manifests/{id}") { request, context in
             do {
+                let faults = await state.takeFaults(\.manifests)
+                if faults.expiredToken {
+                    throw DemoProblem(status: 401, type: "http://palaceproject.io/terms/problem/auth/recoverable/token/expired",
+                                      title: "Expired bearer token.",
+                                      detail: "The fulfilment token has expired; fetch the work's fulfil link again.",
+                                      bearerChallenge: true)
+                }
                 let id = LoansRoutes.id(context)
                 let title = try await state.fulfilmentAccess(id, authorization: request.headers[.authorization])
                 let selfLink = await state.renderer.base + "manifests/" + percentEncoded(id)
-                return try manifestResponse(await state.manifest(for: title, self: selfLink))
+                let manifest = try await state.manifest(for: title, self: selfLink)
+                return try await FaultedResponse.answer(
+                    faults, body: HTTPSupport.encoded(manifest), contentType: AudiobookManifest.mediaType,
+                    headers: [.cacheControl: "private, no-store"], request: request, context: context
+                ) ?? manifestResponse(manifest)
             } catch let error as DemoProblem {
                 return problem(error)
             }
@@ -76,6 +87,13 @@ enum FulfilmentRoutes {
                         expires: query["expires"].map(String.init), signature: query["sig"].map(String.init),
                         ranged: request.headers[.range] != nil
                     )
+                    let resource = delivery.resource
+                    if let faults = delivery.response, let faulted = await FaultedResponse.answer(
+                        faults, body: resource.slice(0..<resource.length), contentType: resource.contentType,
+                        request: request, context: context
+                    ) {
+                        return faulted
+                    }
                     return serve(delivery, request: request, state: state)
                 } catch let error as DemoProblem {
                     return problem(error)

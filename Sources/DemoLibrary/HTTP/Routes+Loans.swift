@@ -18,9 +18,17 @@ enum LoansRoutes {
                 }
             }
         }
-        router.get("/loans") { request, _ in
-            try await authorized(request, state: state, realm: realm) { username in
+        router.get("/loans") { request, context in
+            let faults = await state.takeFaults(\.loans)
+            if faults.expiredToken { return await refusal(.tokenExpired, state: state, realm: realm) }
+            return try await authorized(request, state: state, realm: realm) { username in
                 let (body, lastModified) = await state.loansFeed(for: username)
+                if let faulted = await FaultedResponse.answer(
+                    faults, body: ByteBuffer(string: body), contentType: HTTPSupport.atomAcquisition,
+                    headers: [.cacheControl: "private, no-cache"], request: request, context: context
+                ) {
+                    return faulted
+                }
                 return HTTPSupport.validatedXML(body, lastModified: lastModified, request: request)
             }
         }

@@ -20,6 +20,8 @@ public struct AudioFaults: Codable, Sendable, Equatable {
     public var extraContentLength: Int?
     /// The listed parts answer 404.
     public var missingParts: [Int]
+    /// Faults of the response to the listed parts, as for a page (a status, a reset, a redirect loop, HTML…).
+    public var response: PageFaults?
 
     /// Creates a set of faults; the default has none.
     public init(
@@ -31,7 +33,8 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         bytesPerSecond: Int? = nil,
         changedParts: [Int] = [],
         extraContentLength: Int? = nil,
-        missingParts: [Int] = []
+        missingParts: [Int] = [],
+        response: PageFaults? = nil
     ) {
         self.parts = parts
         self.dropAfterBytes = dropAfterBytes
@@ -42,11 +45,12 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         self.changedParts = changedParts
         self.extraContentLength = extraContentLength
         self.missingParts = missingParts
+        self.response = response
     }
 
     private enum CodingKeys: String, CodingKey {
         case parts, dropAfterBytes, dropEveryTime, failOnce, rateLimitOnce, bytesPerSecond, changedParts
-        case extraContentLength, missingParts
+        case extraContentLength, missingParts, response
     }
 
     /// Decodes faults; absent keys mean no such fault.
@@ -61,6 +65,7 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         changedParts = try c.decodeIfPresent([Int].self, forKey: .changedParts) ?? []
         extraContentLength = try c.decodeIfPresent(Int.self, forKey: .extraContentLength)
         missingParts = try c.decodeIfPresent([Int].self, forKey: .missingParts) ?? []
+        response = try c.decodeIfPresent(PageFaults.self, forKey: .response)
     }
 
     /// True when parts are served normally.

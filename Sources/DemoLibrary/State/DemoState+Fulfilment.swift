@@ -33,6 +33,8 @@ struct PartDelivery: Sendable {
     var dropAfterBytes: Int?
     var bytesPerSecond: Int?
     var extraContentLength: Int?
+    /// Faults of the whole response, applied before any of the above.
+    var response: PageFaults?
     /// `<title id>/<part number>`, the key of the part statistics.
     var statsKey: String
 }
@@ -149,7 +151,8 @@ extension DemoState {
                 .init(href: selfLink, type: AudiobookManifest.mediaType, rel: "self"),
                 .init(href: renderer.base + title.coverPath, type: "image/png", rel: "cover"),
             ],
-            modified: title.updated
+            modified: title.updated,
+            lengths: switches.manifestPartLengths ? parts.map(\.length) : nil
         )
     }
 
@@ -227,6 +230,16 @@ extension DemoState {
             throw DemoProblem(status: 429, type: "http://librarysimplified.org/terms/problem/rate-limited",
                               title: "Too many requests.", detail: "Slow down and try again in a second.", retryAfter: 1)
         }
+        var response: PageFaults?
+        if applies, var switched = faults.response {
+            let now = switched.take()
+            faults.response = switched.isEmpty ? nil : switched
+            if now.expiredToken {
+                throw DemoProblem(status: 410, type: "http://librarysimplified.org/terms/problem/link-expired",
+                                  title: "Link expired.", detail: "This part link has expired; fetch the manifest again.")
+            }
+            response = now
+        }
         if applies, faults.failOnce {
             faults.failOnce = false
             throw DemoProblem(status: 500, type: "http://librarysimplified.org/terms/problem/remote-integration-failed",
@@ -236,7 +249,7 @@ extension DemoState {
             base: ByteBuffer(bytes: part.clip.bytes), length: part.length, changed: faults.changedParts.contains(number),
             contentType: "audio/mpeg", lastModified: audioModified
         )
-        var delivery = PartDelivery(resource: resource, statsKey: key)
+        var delivery = PartDelivery(resource: resource, response: response, statsKey: key)
         if applies {
             delivery.dropAfterBytes = faults.dropAfterBytes
             if !faults.dropEveryTime { faults.dropAfterBytes = nil }

@@ -14,6 +14,12 @@ extension DemoState {
         switches.pages[page] = faults.isEmpty ? nil : faults
     }
 
+    /// The faults of the loans feed or the manifests (`\.loans`, `\.manifests`) this request meets, counting
+    /// down their `statusTimes`.
+    func takeFaults(_ key: WritableKeyPath<DemoSwitches, PageFaults>) -> PageFaults {
+        switches[keyPath: key].take()
+    }
+
     /// Delays every response by this many milliseconds.
     public func setDelay(milliseconds: Int) {
         switches.delayMilliseconds = max(0, milliseconds)

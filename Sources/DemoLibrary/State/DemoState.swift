@@ -22,6 +22,8 @@ enum PagePlan: Sendable {
     case huge(prefix: ByteBuffer, suffix: ByteBuffer, summaryBytes: Int, entityTag: String)
     case truncated(ByteBuffer)
     case dropped(ByteBuffer, afterBytes: Int)
+    /// The page under the response faults `FaultedResponse` applies.
+    case faulted(PageFaults, ByteBuffer)
     case page(RenderedPage, gzip: Bool)
 }
 
@@ -295,20 +297,17 @@ public actor DemoState {
     func plan(page: Int, acceptsGzip: Bool) throws -> PagePlan {
         settle()
         guard page >= 1, page <= pageCount else { return .notFound(pageCount: pageCount) }
-        let faults = switches.pages[page] ?? PageFaults()
-        if let status = faults.status {
-            if let times = faults.statusTimes {
-                // A fault that fires a set number of times: the page recovers once they are used up.
-                var left = faults
-                left.statusTimes = times - 1
-                if times <= 1 { left.status = nil; left.statusTimes = nil }
-                switches.pages[page] = left.isEmpty ? nil : left
-                if times <= 0 { return try plan(page: page, acceptsGzip: acceptsGzip) }
-            }
-            return .status(status, retryAfter: faults.retryAfter)
-        }
+        // A fault that fires a set number of times: the page recovers once they are used up.
+        var left = switches.pages[page] ?? PageFaults()
+        let faults = left.take()
+        switches.pages[page] = left.isEmpty ? nil : left
+        if let status = faults.status { return .status(status, retryAfter: faults.retryAfter) }
         if faults.html { return .html }
         if faults.notAtom { return .notAtom }
+        if faults.reset || faults.redirectLoop || faults.understateContentLength != nil || faults.bytesPerSecond != nil
+            || faults.contentType != nil, let rendered = renderedPage(page) {
+            return .faulted(faults, rendered.body)
+        }
         if let size = faults.hugeEntryBytes { return hugePlan(page: page, summaryBytes: max(0, size), next: faults.nextPage) }
         if let next = faults.nextPage {
             // A loop is a fault of the page, so its rendering is never kept.

@@ -1,4 +1,4 @@
-/// Faults one page of the crawlable feed can be made to show.
+/// Faults one page of the crawlable feed (or the loans feed, a manifest, an audiobook part) can be made to show.
 public struct PageFaults: Codable, Sendable, Equatable {
     /// Answer with this HTTP status (e.g. 404, 500) and a problem document instead of the page.
     public var status: Int?
@@ -18,6 +18,18 @@ public struct PageFaults: Codable, Sendable, Equatable {
     public var nextPage: Int?
     /// Put one extra entry first on the page with a summary of this many bytes, streamed.
     public var hugeEntryBytes: Int?
+    /// Close the connection with a TCP reset before any byte of an answer.
+    public var reset: Bool
+    /// Send the whole body with a Content-Length this many bytes short of it, then close the connection.
+    public var understateContentLength: Int?
+    /// Send the body at this many bytes per second.
+    public var bytesPerSecond: Int?
+    /// Answer 302 to the same address, every time.
+    public var redirectLoop: Bool
+    /// Send the document as it is, under this Content-Type.
+    public var contentType: String?
+    /// Answer the bearer token (or a part link's signature) as expired, as often as `statusTimes` allows.
+    public var expiredToken: Bool
 
     /// Creates a set of faults; the default has none.
     public init(
@@ -29,7 +41,13 @@ public struct PageFaults: Codable, Sendable, Equatable {
         html: Bool = false,
         notAtom: Bool = false,
         nextPage: Int? = nil,
-        hugeEntryBytes: Int? = nil
+        hugeEntryBytes: Int? = nil,
+        reset: Bool = false,
+        understateContentLength: Int? = nil,
+        bytesPerSecond: Int? = nil,
+        redirectLoop: Bool = false,
+        contentType: String? = nil,
+        expiredToken: Bool = false
     ) {
         self.status = status
         self.statusTimes = statusTimes
@@ -40,10 +58,17 @@ public struct PageFaults: Codable, Sendable, Equatable {
         self.notAtom = notAtom
         self.nextPage = nextPage
         self.hugeEntryBytes = hugeEntryBytes
+        self.reset = reset
+        self.understateContentLength = understateContentLength
+        self.bytesPerSecond = bytesPerSecond
+        self.redirectLoop = redirectLoop
+        self.contentType = contentType
+        self.expiredToken = expiredToken
     }
 
     private enum CodingKeys: String, CodingKey {
         case status, statusTimes, retryAfter, truncate, dropConnectionAfterBytes, html, notAtom, nextPage, hugeEntryBytes
+        case reset, understateContentLength, bytesPerSecond, redirectLoop, contentType, expiredToken
     }
 
     /// Decodes faults; absent keys mean no such fault.
@@ -58,10 +83,30 @@ public struct PageFaults: Codable, Sendable, Equatable {
         notAtom = try c.decodeIfPresent(Bool.self, forKey: .notAtom) ?? false
         nextPage = try c.decodeIfPresent(Int.self, forKey: .nextPage)
         hugeEntryBytes = try c.decodeIfPresent(Int.self, forKey: .hugeEntryBytes)
+        reset = try c.decodeIfPresent(Bool.self, forKey: .reset) ?? false
+        understateContentLength = try c.decodeIfPresent(Int.self, forKey: .understateContentLength)
+        bytesPerSecond = try c.decodeIfPresent(Int.self, forKey: .bytesPerSecond)
+        redirectLoop = try c.decodeIfPresent(Bool.self, forKey: .redirectLoop) ?? false
+        contentType = try c.decodeIfPresent(String.self, forKey: .contentType)
+        expiredToken = try c.decodeIfPresent(Bool.self, forKey: .expiredToken) ?? false
     }
 
     /// True when the page is served normally.
     public var isEmpty: Bool { self == PageFaults() }
+
+    /// The faults this request meets, counting down `statusTimes` (which bounds `status` and `expiredToken`); what
+    /// is left stays in `self`.
+    mutating func take() -> PageFaults {
+        guard let times = statusTimes, status != nil || expiredToken else { return self }
+        var now = self
+        if times <= 0 { now.status = nil; now.expiredToken = false }
+        if times <= 1 {
+            status = nil; statusTimes = nil; retryAfter = nil; expiredToken = false
+        } else {
+            statusTimes = times - 1
+        }
+        return now
+    }
 }
 
 /// The fault switches of a running demo library; JSON at `/_demo/switches`.
@@ -74,6 +119,12 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var duplicateLoans: Bool
     /// Faults by crawlable page number (1 is the first page).
     public var pages: [Int: PageFaults]
+    /// Faults of the patron's loans feed.
+    public var loans: PageFaults
+    /// Faults of every audiobook manifest behind a fulfilment token.
+    public var manifests: PageFaults
+    /// Manifests state each part's size in bytes (`length`), as some distributors do.
+    public var manifestPartLengths: Bool
     /// Borrowing answers 500 with a `cannot-issue-loan` problem document and changes nothing.
     public var borrowFails: Bool
     /// Borrowing answers 200 with an HTML page instead of an entry, and changes nothing.
@@ -99,9 +150,15 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         malformedAuthDocument: Bool = false,
         audio: [String: AudioFaults] = [:],
         malformedAnnotation: MalformedAnnotation? = nil,
-        duplicateLoans: Bool = false
+        duplicateLoans: Bool = false,
+        loans: PageFaults = PageFaults(),
+        manifests: PageFaults = PageFaults(),
+        manifestPartLengths: Bool = false
     ) {
+        self.manifestPartLengths = manifestPartLengths
         self.duplicateLoans = duplicateLoans
+        self.loans = loans
+        self.manifests = manifests
         self.delayMilliseconds = delayMilliseconds
         self.emptyLoans = emptyLoans
         self.pages = pages
@@ -115,7 +172,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
-        case malformedAnnotation, duplicateLoans
+        case malformedAnnotation, duplicateLoans, loans, manifests, manifestPartLengths
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -131,6 +188,9 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         audio = try c.decodeIfPresent([String: AudioFaults].self, forKey: .audio) ?? [:]
         malformedAnnotation = try c.decodeIfPresent(MalformedAnnotation.self, forKey: .malformedAnnotation)
         duplicateLoans = try c.decodeIfPresent(Bool.self, forKey: .duplicateLoans) ?? false
+        loans = try c.decodeIfPresent(PageFaults.self, forKey: .loans) ?? PageFaults()
+        manifests = try c.decodeIfPresent(PageFaults.self, forKey: .manifests) ?? PageFaults()
+        manifestPartLengths = try c.decodeIfPresent(Bool.self, forKey: .manifestPartLengths) ?? false
     }
 }
 

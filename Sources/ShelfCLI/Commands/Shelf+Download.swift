@@ -159,7 +159,9 @@ extension Shelf {
                         if !output.json && (!global.quiet || (report.state != .downloaded && !skipped)) {
                             Output.line(report.message)
                         }
-                        for failure in report.failures { Output.error("shelf: \(failure)") }
+                        for failure in report.failures {
+                            Output.error("shelf: \(report.title), \(failure); run `shelf download` again to resume")
+                        }
                     case .failure(let error):
                         guard let failure = error as? ShelfFailure, wanted.count > 1 else { throw error }
                         Output.error("shelf: \(failure.description)")

@@ -18,10 +18,13 @@ public enum FulfilmentError: ShelfFailure, Equatable {
     case notAudio(title: String, part: Int, reason: String)
     /// A zip with neither a manifest nor an audio file.
     case noAudioFiles(title: String)
+    /// The library refused the bearer token it had just issued (401), also after a new one was fetched.
+    case tokenRefused(url: String, reason: String)
 
     public var exitCode: ShelfExit {
         switch self {
         case .busy: .busy
+        case .tokenRefused: .notPermitted
         case .nothingToArchive: .notAllowed
         case .protected: .protectedContent
         case .malformedManifest, .malformedToken: .badData
@@ -45,6 +48,8 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "cannot archive \(title): it has no downloaded files on this computer (`shelf download` fetches them)"
         case .notAudio(let title, let part, let reason):
             "\(title) cannot be played: part \(part) of its reading order is not audio (\(reason)); nothing was downloaded"
+        case .tokenRefused(let url, let reason):
+            "\(Redaction.url(url)) refused the library's own fulfilment token (\(reason)), also a new one; try again later, or `shelf login` again if it goes on"
         case .noAudioFiles(let title):
             "the package of \(title) holds neither a manifest.json nor an audio file; shelf plays audiobooks only"
         case .noSupportedFormat(let title, let offered):

@@ -370,7 +370,7 @@ public final class FulfilmentService {
                 return manifest
             }
         }
-        let (location, token): (URL, BearerToken?)
+        var (location, token): (URL, BearerToken?)
         switch route.leaf {
         case .package:
             throw FulfilmentError.malformedManifest(url: route.href, reason: "a packaged audiobook has no manifest to fetch")
@@ -380,7 +380,18 @@ public final class FulfilmentService {
         case .manifest:
             (location, token) = try resolve(route)
         }
-        let response = try fetch(location, accept: Self.manifestType, bearer: token)
+        let response: HTTPResponse
+        do {
+            response = try fetch(location, accept: Self.manifestType, bearer: token)
+        } catch FulfilmentError.tokenRefused where token != nil {
+            // The token lapsed on the way, or the library restarted and forgot it: one new token from the fulfil link.
+            log?("the fulfilment token was refused; asking for a new one")
+            (location, token) = try resolve(route)
+            response = try fetch(location, accept: Self.manifestType, bearer: token)
+        }
+        if response.header("content-type")?.lowercased().contains("text/html") == true {
+            throw FulfilmentError.malformedManifest(url: response.url, reason: "the server sent an HTML page")
+        }
         let manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? location)
         let expiresAt = token?.expiresAt
         let source = response.url
@@ -408,17 +419,50 @@ public final class FulfilmentService {
 
     /// GETs a fulfilment document: through the library session on the library's host, with the bearer token
     /// on the token's own location (libcurl drops it on a redirect to another host).
+    /// A rate limit, a server error or a dropped connection is tried again as a catalog page is (`RetryPolicy.pages`,
+    /// honouring `Retry-After`).
     private func fetch(_ url: URL, accept: String, bearer: BearerToken?) throws -> HTTPResponse {
         let headers = ["Accept": "\(accept), application/api-problem+json;q=0.5"]
-        let response: HTTPResponse
-        if let bearer {
-            guard bearer.isUsable() else { throw FulfilmentError.malformedToken(url: url.absoluteString, reason: "the token had already expired") }
-            response = try http.request(url, headers: headers.merging(["Authorization": "Bearer \(bearer.accessToken)"]) { $1 })
-        } else {
-            response = try session.send(url, headers: headers)
+        var attempt = 0
+        var waited: TimeInterval = 0
+        while true {
+            attempt += 1
+            let response: HTTPResponse
+            var asked: TimeInterval?
+            do {
+                if let bearer {
+                    guard bearer.isUsable() else { throw FulfilmentError.malformedToken(url: url.absoluteString, reason: "the token had already expired") }
+                    response = try http.request(url, headers: headers.merging(["Authorization": "Bearer \(bearer.accessToken)"]) { $1 })
+                } else {
+                    response = try session.send(url, headers: headers)
+                }
+                guard RetryPolicy.isTransient(status: response.status) else { return try checked(response, url: url, bearer: bearer) }
+                asked = RetryPolicy.retryAfter(response.header("retry-after"))
+                guard let wait = Self.retry.delay(afterAttempt: attempt, retryAfter: asked, waited: waited) else {
+                    return try checked(response, url: url, bearer: bearer)
+                }
+                log?("\(Redaction.url(url.absoluteString)) answered \(response.status); trying again in \(String(format: "%.1f", wait)) s")
+                Thread.sleep(forTimeInterval: wait)
+                waited += wait
+            } catch let error as NetworkError where error.isTransient {
+                guard let wait = Self.retry.delay(afterAttempt: attempt, retryAfter: nil, waited: waited) else { throw error }
+                log?("\(error); trying again in \(String(format: "%.1f", wait)) s")
+                Thread.sleep(forTimeInterval: wait)
+                waited += wait
+            }
         }
+    }
+
+    /// Fulfilment documents are retried as catalog pages are: a download gives up within two minutes.
+    private static let retry = RetryPolicy.pages
+
+    /// The response when it is a success, else the failure it means.
+    private func checked(_ response: HTTPResponse, url: URL, bearer: BearerToken?) throws -> HTTPResponse {
         guard (200..<300).contains(response.status) else {
             let problem = ProblemDocument.parse(response.body)
+            if response.status == 401, bearer != nil {
+                throw FulfilmentError.tokenRefused(url: url.absoluteString, reason: problem?.text ?? "401")
+            }
             if response.status == 401 {
                 if !session.isSignedIn, let needed = SignIn.needed(by: response, library: library.name) { throw needed }
                 throw CirculationError.notSignedIn(library: library.name)
@@ -426,6 +470,8 @@ public final class FulfilmentService {
             if [403, 404, 410].contains(response.status), problem == nil {
                 throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
             }
+            // The library's own word that it has no such document: not a failure to wait out.
+            if [404, 410].contains(response.status), let problem { throw CirculationError.serverNotFound(problem.text) }
             throw CirculationError.refused(status: response.status, reason: problem?.text ?? HTTPStatus.reason(response.status))
         }
         return response

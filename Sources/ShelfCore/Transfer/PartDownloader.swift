@@ -317,12 +317,20 @@ public final class PartDownloader {
             if failure.isAbortedByCallback, let restart = transfer.restartReason {
                 return .retry(restart, after: 0)
             }
+            if failure.isTooManyRedirects {
+                return .done(.failed(reason: "too many redirects; the library's server is misconfigured"))
+            }
             let transient = failure.isTimeout || failure.isCutShort || failure.isConnectFailure
             return transient ? .retry(failure.message, after: nil) : .done(.failed(reason: failure.message))
         }
         let status = transfer.status
         switch status {
         case 200, 206:
+            // A sign-in, captive-portal or error page answered 200 is not the part: never keep it as one.
+            if transfer.isHTML {
+                transfer.discard()
+                return .done(.failed(reason: "the server sent an HTML page instead of the audio; nothing of it was kept"))
+            }
             return complete(transfer, total: transfer.total)
         case 416:
             // Asked for bytes past the end: complete when what we hold is the whole file. The total is the one
@@ -474,6 +482,8 @@ private final class Transfer: CurlSink {
     }
 
     var retryAfter: TimeInterval? { RetryPolicy.retryAfter(headers["retry-after"]) }
+    /// The response says it is an HTML page.
+    var isHTML: Bool { headers["content-type"]?.lowercased().contains("text/html") ?? false }
 
     func header(_ line: Data) { head.take(line) }
 
