@@ -10,6 +10,8 @@ enum ArchiveFuzz {
             .appendingPathComponent("shelf-fuzz-archive-\(getpid())", isDirectory: true)
         try? FileManager.default.removeItem(at: root)
         try! FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        // Gone when the process ends (the fuzzer's normal exit, or the test run's).
+        atexit { try? FileManager.default.removeItem(at: ArchiveFuzz.root) }
         return root
     }()
 
@@ -25,7 +27,10 @@ enum ArchiveFuzz {
         try? manager.removeItem(at: out)
         try! manager.createDirectory(at: out, withIntermediateDirectories: true)
         try! data.write(to: archive)
-        defer { try? manager.removeItem(at: out) }
+        defer {
+            try? manager.removeItem(at: out)
+            try? manager.removeItem(at: archive)
+        }
         let cwd = manager.currentDirectoryPath
         let cwdBefore = Set((try? manager.contentsOfDirectory(atPath: cwd)) ?? [])
 
