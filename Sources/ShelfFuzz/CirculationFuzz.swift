@@ -21,10 +21,10 @@ enum CirculationFuzz {
                 "the token's location \(token.location.debugDescription) is not an http(s) URL")
         require(!token.expiresAt.timeIntervalSince1970.isNaN, "the token's expiry is not a number")
         _ = token.isUsable(at: now)
-        // A token also found in the location (shown redacted), or too short to tell from other text, proves nothing.
-        if token.accessToken.count >= 8 && !token.location.contains(token.accessToken) {
-            require(!token.description.contains(token.accessToken), "the token's description shows the token")
-        }
+        // The description (what logs and errors show) does not depend on the token at all.
+        var other = token
+        other.accessToken = token.accessToken == "x" ? "y" : "x"
+        require(other.description == token.description, "the token's description shows the token")
     }
 
     static func authentication(_ data: Data) {
