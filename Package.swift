@@ -101,7 +101,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "DemoLibrary"]),
+        // libFuzzer targets for every parser, one binary (Scripts/fuzz builds it with -sanitize=fuzzer,address and
+        // links it by hand: a library, since an executable's own main clashes with libFuzzer's).
+        .target(name: "ShelfFuzz", dependencies: ["ShelfCore"]),
+        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "DemoLibrary", "ShelfFuzz"]),
         .testTarget(
             name: "ShelfCLITests",
             dependencies: [

@@ -135,6 +135,7 @@ public struct ProblemDocument: Sendable, Equatable {
     public var text: String {
         let words = [title, detail].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
             .filter { !$0.isEmpty }
-        return words.isEmpty ? (type ?? "no detail") : words.joined(separator: ": ")
+        // An empty type (`{"type": ""}`) is no more a message than no type.
+        return words.isEmpty ? (type.flatMap { $0.isEmpty ? nil : $0 } ?? "no detail") : words.joined(separator: ": ")
     }
 }

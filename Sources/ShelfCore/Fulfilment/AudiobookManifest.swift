@@ -84,7 +84,10 @@ public struct AudiobookManifest: Sendable, Equatable, Codable {
                 if protection != nil { continue }
                 throw .malformedManifest(url: source, reason: "reading order item \(index + 1) has no href")
             }
-            guard let absolute = URL(string: href, relativeTo: url)?.absoluteURL else {
+            // `http:x` resolves to `http:/works/x`, a web URL without a host that no download could use.
+            guard let absolute = URL(string: href, relativeTo: url)?.absoluteURL,
+                !["http", "https"].contains(absolute.scheme?.lowercased()) || absolute.host?.isEmpty == false
+            else {
                 throw .malformedManifest(url: source, reason: "reading order item \(index + 1) has a bad href")
             }
             let properties = link["properties"] as? [String: Any]
@@ -94,8 +97,10 @@ public struct AudiobookManifest: Sendable, Equatable, Codable {
             }
             parts.append(Part(
                 index: parts.count, href: absolute.absoluteString, type: link["type"] as? String,
-                duration: (link["duration"] as? NSNumber)?.doubleValue, title: link["title"] as? String,
-                length: (link["length"] as? NSNumber)?.int64Value ?? (properties?["length"] as? NSNumber)?.int64Value,
+                duration: (link["duration"] as? NSNumber).flatMap { OPDSDuration.seconds($0.doubleValue) },
+                title: link["title"] as? String,
+                length: ((link["length"] as? NSNumber) ?? (properties?["length"] as? NSNumber)).map(\.int64Value)
+                    .flatMap { $0 >= 0 ? $0 : nil },
                 hash: hash))
         }
         if protection == nil {
@@ -110,7 +115,7 @@ public struct AudiobookManifest: Sendable, Equatable, Codable {
             title: metadata["title"] as? String ?? "Untitled",
             authors: names(metadata["author"] ?? metadata["authors"]),
             narrators: names(metadata["narrator"] ?? metadata["narrators"]),
-            duration: (metadata["duration"] as? NSNumber)?.doubleValue,
+            duration: (metadata["duration"] as? NSNumber).flatMap { OPDSDuration.seconds($0.doubleValue) },
             parts: parts, toc: toc, protection: protection)
     }
 
@@ -125,7 +130,7 @@ public struct AudiobookManifest: Sendable, Equatable, Codable {
         let absolute = URL(string: href, relativeTo: base)?.absoluteURL
         var offset = 0.0
         if let fragment = absolute?.fragment, fragment.hasPrefix("t=") {
-            offset = Double(fragment.dropFirst(2).split(separator: ",").first ?? "") ?? 0
+            offset = Double(fragment.dropFirst(2).split(separator: ",").first ?? "").flatMap(OPDSDuration.seconds) ?? 0
         }
         let path = absolute.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: true)?.path }
         guard let part = parts.first(where: { $0.stablePath == path }) else { return nil }

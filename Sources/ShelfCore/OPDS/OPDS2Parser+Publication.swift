@@ -22,7 +22,7 @@ struct OPDS2Publication {
         entry.additionalType = metadata["@type"].string
         entry.updated = metadata["modified"].string
         entry.published = metadata["published"].string
-        entry.duration = metadata["duration"].double.flatMap { $0 >= 0 ? $0 : nil }
+        entry.duration = metadata["duration"].double.flatMap(OPDSDuration.seconds)
             ?? metadata["duration"].string.flatMap(OPDSDuration.parse)
         entry.series = series(metadata["belongsTo"].isPresent ? metadata["belongsTo"] : metadata["belongs_to"])
         entry.authors = contributors(metadata["author"], roles: [])

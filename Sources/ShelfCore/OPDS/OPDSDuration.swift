@@ -15,8 +15,16 @@ public enum OPDSDuration {
         } else {
             seconds = Double(text)
         }
-        guard let seconds, seconds.isFinite, seconds >= 0 else { return nil }
-        return seconds
+        return seconds.flatMap(Self.seconds)
+    }
+
+    /// The longest running time taken from a document: 1,000 hours. Longer ones are nonsense that would overflow
+    /// the whole seconds `clockString` prints (a feed's `1e300` stopped `shelf show`).
+    public static let maxSeconds = 3_600_000.0
+
+    /// A number of seconds as a running time: nil for a negative, non-finite or over-long one.
+    public static func seconds(_ value: Double) -> Double? {
+        value.isFinite && value >= 0 && value <= maxSeconds ? value : nil
     }
 
     /// `P[nW][nD][T[nH][nM][nS]]`; years and months have no fixed length, so a duration using them is refused.
@@ -60,7 +68,8 @@ public enum OPDSDuration {
 
     /// `10:02:00`, `0:45:09`: how `shelf show` prints a running time.
     public static func clockString(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded())
+        // A value stored before durations were bounded prints as the bound, not as a trap.
+        let whole = Int(seconds.isFinite ? min(max(seconds, 0), maxSeconds).rounded() : 0)
         return String(format: "%d:%02d:%02d", whole / 3600, whole / 60 % 60, whole % 60)
     }
 }

@@ -27,7 +27,9 @@ struct FNV1a: Sendable {
         mix(UInt64(bitPattern: Int64(int)))
     }
 
-    mutating func combine(_ double: Double?) { combine(double.map { Int($0.bitPattern) }) }
+    // The bits as they are: `Int(bitPattern)` trapped on every negative number (a date before 1970), whose sign bit
+    // puts the pattern above Int.max.
+    mutating func combine(_ double: Double?) { combine(double.map { Int(Int64(bitPattern: $0.bitPattern)) }) }
 
     mutating func combine(_ bool: Bool) { mix(bool ? 1 : 2) }
 

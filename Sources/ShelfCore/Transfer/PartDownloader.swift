@@ -477,9 +477,7 @@ private final class Transfer: CurlSink {
     }
 
     /// The `/total` of Content-Range.
-    var rangeTotal: Int64? {
-        headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
-    }
+    var rangeTotal: Int64? { head.contentRange?.total }
 
     var retryAfter: TimeInterval? { RetryPolicy.retryAfter(headers["retry-after"]) }
     /// The response says it is an HTML page.
@@ -493,8 +491,7 @@ private final class Transfer: CurlSink {
             checkedStart = true
             if status == 206 {
                 // The range must start where our file ends, or the bytes would land in the wrong place.
-                let start = headers["content-range"].flatMap { $0.split(separator: " ").last }
-                    .flatMap { $0.split(separator: "-").first }.flatMap { Int64($0) }
+                let start = head.contentRange?.first
                 if start != offset {
                     restartReason = "the server sent a range starting at \(start ?? -1), not \(offset)"
                     discard()

@@ -43,4 +43,52 @@ struct ResponseHead {
         }
         return .field(name: name, value: value)
     }
+
+    /// The `Content-Range` of a partial response (`bytes 100-199/1000`, `bytes */1000`), when there is one.
+    var contentRange: ContentRange? { headers["content-range"].map(ContentRange.init) }
+}
+
+/// A `Content-Range` field's value (RFC 9110 §14.4), as the downloader reads it: each part nil when absent (`*`) or
+/// when the value cannot be read.
+///
+/// Read strictly: `bytes 0-1/-5` once gave a total of -5 and `bytes -5-10/20` a first byte of 5. A range that is not
+/// one (`9-3`, or ending past the total) is no range at all.
+struct ContentRange: Equatable {
+    /// The first byte the response holds.
+    var first: Int64?
+    /// The last byte the response holds.
+    var last: Int64?
+    /// The size of the whole file (`*` when the server does not know it).
+    var total: Int64?
+
+    init(first: Int64? = nil, last: Int64? = nil, total: Int64? = nil) {
+        self.first = first
+        self.last = last
+        self.total = total
+    }
+
+    init(_ value: String) {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes "),
+            let slash = text.firstIndex(of: "/")
+        else { return }
+        let range = text[text.index(text.startIndex, offsetBy: 6)..<slash].trimmingCharacters(in: .whitespaces)
+        // A total that is neither `*` nor a number makes the whole value unreadable.
+        let totalText = text[text.index(after: slash)...]
+        let total = Self.number(totalText)
+        guard total != nil || totalText == "*" else { return }
+        self.total = total
+        let bounds = range.split(separator: "-", omittingEmptySubsequences: false)
+        guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), first <= last,
+            total.map({ last < $0 }) ?? true
+        else { return }
+        self.first = first
+        self.last = last
+    }
+
+    /// Decimal digits only: no sign, no space, nothing past Int64.
+    private static func number(_ text: some StringProtocol) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int64(text)
+    }
 }
