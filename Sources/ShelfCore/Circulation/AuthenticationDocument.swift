@@ -121,7 +121,9 @@ public struct ProblemDocument: Sendable, Equatable {
 
     /// Parses a body that claims to be a problem document; nil when it is not one.
     public static func parse(_ data: Data) -> ProblemDocument? {
-        guard InputLimit.jsonViolation(in: data) == nil, let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        guard InputLimit.jsonViolation(in: data) == nil,
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         let document = ProblemDocument(
             type: object["type"] as? String, title: object["title"] as? String,
             status: (object["status"] as? NSNumber)?.intValue, detail: object["detail"] as? String)
