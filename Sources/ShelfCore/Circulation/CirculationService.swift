@@ -203,7 +203,7 @@ public final class CirculationService {
     }
 
     private func entry(from response: HTTPResponse, url: URL) throws -> OPDSEntry {
-        if let type = response.header("content-type")?.lowercased(), type.contains("text/html") {
+        if response.isHTML {
             throw CirculationError.notAnEntry(url: url.absoluteString, reason: "an HTML page")
         }
         do {

@@ -389,7 +389,7 @@ public final class FulfilmentService {
             (location, token) = try resolve(route)
             response = try fetch(location, accept: Self.manifestType, bearer: token)
         }
-        if response.header("content-type")?.lowercased().contains("text/html") == true {
+        if response.isHTML {
             throw FulfilmentError.malformedManifest(url: response.url, reason: "the server sent an HTML page")
         }
         let manifest = try AudiobookManifest.parse(response.body, url: URL(string: response.url) ?? location)

@@ -253,7 +253,7 @@ final class FeedFetcher: Sendable {
                 ? FeedError.status(304) : NetworkError.httpStatus(url: Redaction.url(address), status: response.status)
             throw SyncError.page(feed: feed, page: position, url: address, reason: reason)
         }
-        if let type = response.header("content-type")?.lowercased(), type.contains("text/html") {
+        if response.isHTML {
             throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.html)
         }
         guard channel.put(.page(

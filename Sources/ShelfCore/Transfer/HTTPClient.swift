@@ -14,6 +14,8 @@ public struct HTTPResponse: Sendable {
     public var bodyFile: URL?
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
+    /// The response says it is an HTML page (a sign-in, captive-portal or error page where a document was asked for).
+    public var isHTML: Bool { header("content-type")?.lowercased().contains("text/html") ?? false }
 }
 
 /// Validators from an earlier response, for a conditional GET.
