@@ -117,9 +117,7 @@ import Testing
     @Test func speedTwoHalvesTheTimeAndKeepsThePitch() async throws {
         let fixture = try await ready()
         let (file, environment) = disk(fixture)
-        let started = Date()
         let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--speed", "2"], environment: environment)
-        let elapsed = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("2.0× speed"))
         let audio = audible(try samples(file))
@@ -128,10 +126,10 @@ import Testing
         let total = try book.parts.reduce(0.0) { $0 + (try AudioDecoder(path: $1.file.path).duration ?? 0) }
         // Within 0.6 s: an underrun on a loaded machine adds its silence between the first and last sound (0.32 s
         // once, in a full run on two cores), and 1.5× would be 2 s longer still.
+        // The device takes its samples at its own fixed rate, so half the book's length in samples is half its time
+        // as heard. (The wall clock is no measure here: a full run on two cores took 16 s for this 12 s book, start-up
+        // and a starved disk driver included.)
         #expect(abs(heard - total / 2) < 0.6, "heard \(heard) s of a \(total) s book")
-        // Half the book was heard (above); the run took less than the book lasts, which 1× cannot (start-up on a loaded
-        // machine takes seconds of its own, so the bound is the book's length, not half of it).
-        #expect(elapsed < total - 1, "took \(elapsed) s")
         // The first part's tone, at twice the speed, is still the same note.
         let source = try AudioDecoder(path: book.parts[0].file.path).decodeAll().samples
         let expected = frequency(source[...])
