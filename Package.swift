@@ -23,9 +23,10 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        // No pkgConfig, which would link libcurl: CTransferLoader opens it, and libcrypto, with dlopen when the first
+        // transfer or digest needs them. The headers are in the compiler's own search path.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .systemLibrary(
@@ -33,12 +34,12 @@ let package = Package(
             pkgConfig: "libarchive",
             providers: [.apt(["libarchive-dev"])]
         ),
-        // OpenSSL's libcrypto, already loaded with libcurl: the SHA-256 of downloaded parts.
+        // OpenSSL's libcrypto (libcurl's too): the SHA-256 of downloaded parts. Opened by CTransferLoader.
         .systemLibrary(
             name: "CCrypto",
-            pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .target(name: "CTransferLoader"),
         // glibc's allocator knobs (malloc.h), which the Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
         .target(
@@ -48,6 +49,7 @@ let package = Package(
                 "CCurl",
                 "CArchive",
                 "CCrypto",
+                "CTransferLoader",
                 "CMalloc",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),

@@ -1,4 +1,5 @@
 import CCrypto
+import CTransferLoader
 import Foundation
 
 /// Why libcrypto could not compute a digest, in its own words.
@@ -22,6 +23,12 @@ struct CryptoFailure: Error, CustomStringConvertible {
             ERR_error_string_n(code, text, 256)
             message = String(cString: text)
         }
+    }
+
+    /// A failure with this message; OpenSSL's queue is not read.
+    init(call: String, message: String) {
+        self.call = call
+        self.message = message
     }
 
     var description: String { "\(call) failed: \(message)" }
@@ -71,6 +78,11 @@ private final class DigestContext {
 
     /// A SHA-256 context. The corresponding C functions are `EVP_MD_CTX_new` and `EVP_DigestInit_ex`.
     init() throws(CryptoFailure) {
+        // libcrypto is opened on the first digest (it is not linked: see CTransferLoader).
+        if let reason = CTransfer_load_crypto() {
+            throw CryptoFailure(
+                call: "loading \(String(cString: CTransfer_crypto_library()))", message: String(cString: reason))
+        }
         guard let context = EVP_MD_CTX_new() else { throw CryptoFailure(call: "EVP_MD_CTX_new") }
         self.context = context
         try check(EVP_DigestInit_ex(context, EVP_sha256(), nil), "EVP_DigestInit_ex(SHA-256)")

@@ -81,6 +81,8 @@ public enum NetworkError: ShelfFailure, Equatable {
     case tooLarge(url: String, limit: Int64)
     case unsupportedURL(String)
     case transfer(url: String, reason: String)
+    /// libcurl (opened when the first request is made) could not be loaded: the installation is broken.
+    case libraryMissing(String)
 
     public var exitCode: ShelfExit {
         switch self {
@@ -95,6 +97,7 @@ public enum NetworkError: ShelfFailure, Equatable {
         case .truncated, .transfer: .serverError
         case .tooLarge: .badData
         case .unsupportedURL: .usage
+        case .libraryMissing: .internalError
         }
     }
 
@@ -109,6 +112,7 @@ public enum NetworkError: ShelfFailure, Equatable {
         case .truncated(let url, let reason): "the response from \(url) was cut short (\(reason)); try again"
         case .tooLarge(let url, let limit): "the response from \(url) is larger than \(limit / 1_048_576) MB; refusing it"
         case .unsupportedURL(let url): "not an http(s) URL: \(url)"
+        case .libraryMissing(let reason): "\(reason); install Debian's libcurl4 (Scripts/setup does)"
         case .transfer(let url, let reason): "transfer from \(url) failed: \(reason)"
         }
     }

@@ -1,10 +1,28 @@
 import CCurl
+import CTransferLoader
 import Foundation
 import Synchronization
 
-/// libcurl's global state, initialised once per process before any handle exists.
+/// libcurl, opened (it is not linked: see CTransferLoader) and its global state initialised once per process,
+/// before any handle exists.
 enum CurlGlobal {
-    static let initialised: Bool = (try? check(curl_global_init(Int(CURL_GLOBAL_DEFAULT)), "curl_global_init")) != nil
+    /// nil once libcurl is ready; else why not, in one line.
+    static let failure: String? = {
+        if let reason = CTransfer_load_curl() {
+            return "cannot load \(String(cString: CTransfer_curl_library())): \(String(cString: reason))"
+        }
+        do throws(CurlFailure) {
+            try check(curl_global_init(Int(CURL_GLOBAL_DEFAULT)), "curl_global_init")
+            return nil
+        } catch {
+            return "\(error)"
+        }
+    }()
+
+    /// Loads and initialises libcurl on first use; every client calls it before its first handle.
+    static func ready() throws(NetworkError) {
+        if let failure { throw .libraryMissing(failure) }
+    }
 }
 
 /// A libcurl call that failed, in libcurl's own words: the one error every libcurl result becomes.
@@ -131,7 +149,7 @@ final class CurlEasy: @unchecked Sendable {
     private var attached: Unmanaged<SinkBox>?
 
     init() {
-        precondition(CurlGlobal.initialised, "curl_global_init failed")
+        precondition(CurlGlobal.failure == nil, "a client made a handle before CurlGlobal.ready()")
         guard let handle = curl_easy_init() else { fatalError("curl_easy_init returned NULL (out of memory)") }
         self.handle = handle
         errorBuffer[0] = 0
@@ -338,7 +356,7 @@ final class CurlMulti {
     /// Caps connections in total and per host. The corresponding C functions are `curl_multi_init` and
     /// `curl_multi_setopt`.
     init(maxConnections: Int, maxPerHost: Int) throws(CurlFailure) {
-        precondition(CurlGlobal.initialised, "curl_global_init failed")
+        precondition(CurlGlobal.failure == nil, "a client made a handle before CurlGlobal.ready()")
         guard let handle = curl_multi_init() else { throw CurlFailure(.multi(CURLM_OUT_OF_MEMORY), call: "curl_multi_init") }
         self.handle = handle
         try check(CCurl_multi_setopt_long(handle, CURLMOPT_MAX_TOTAL_CONNECTIONS, maxConnections),

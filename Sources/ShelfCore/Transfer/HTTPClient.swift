@@ -98,6 +98,7 @@ public final class HTTPClient: Sendable {
         let request = CurlRequest(
             url: urlString, method: method, headerLines: headerLines, body: body, configuration: configuration,
             stallTimeout: configuration.stallTimeout, totalTimeout: configuration.totalTimeout, decodesContent: true)
+        try CurlGlobal.ready()
         return try handles.withHandle { easy throws(NetworkError) in
             do throws(CurlFailure) {
                 try easy.prepare(request, sink: sink)

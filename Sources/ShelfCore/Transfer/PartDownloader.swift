@@ -133,6 +133,7 @@ public final class PartDownloader {
 
     /// Downloads every part; one part's failure never stops the others.
     public func run(_ parts: [DownloadPart], progress: ((PartProgress) -> Void)? = nil) throws -> [Int: PartResult] {
+        try CurlGlobal.ready()
         var results: [Int: PartResult] = [:]
         var pending: [Transfer] = []
         for part in parts {
