@@ -138,18 +138,97 @@ extension DetailPrinter {
 
 /// Feed summaries are HTML; a terminal wants plain, wrapped text.
 enum PlainText {
+    /// A description's HTML as plain text, in one pass over its scalars (no regular expressions: ICU's would be most
+    /// of `shelf show`'s own time): `<br>` is a line end and `</p>` a blank line (either in any case, with space
+    /// before the `>`), every other tag (`<` up to the next `>`) is dropped, the common entities are decoded once
+    /// (`&amp;lt;` is `&lt;`), a run of spaces and tabs is one space, white space holding three or more line ends is
+    /// a blank line from its first, and there is no white space at either end.
     static func fromHTML(_ html: String) -> String {
-        var text = html
-        for (pattern, replacement) in [("(?i)<br\\s*/?>", "\n"), ("(?i)</p\\s*>", "\n\n"), ("<[^>]+>", "")] {
-            text = text.replacingOccurrences(of: pattern, with: replacement, options: .regularExpression)
+        let scalars = Array(html.unicodeScalars)
+        var text = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "<", let close = scalars[(index + 1)...].firstIndex(of: ">"), close > index + 1 {
+                switch tagName(scalars[(index + 1)..<close]) {
+                case .lineBreak: text.append("\n")
+                case .paragraphEnd: text.append(contentsOf: "\n\n".unicodeScalars)
+                case .other: break
+                }
+                index = close + 1
+                continue
+            }
+            if scalar == "&", let semicolon = scalars[(index + 1)..<min(index + 9, scalars.count)].firstIndex(of: ";"),
+               let decoded = entities[String(String.UnicodeScalarView(scalars[index...semicolon]))]
+            {
+                text.append(decoded)
+                index = semicolon + 1
+                continue
+            }
+            text.append(scalar)
+            index += 1
         }
-        let entities = ["&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": "\"", "&#39;": "'", "&apos;": "'",
-                        "&nbsp;": " ", "&mdash;": "—", "&ndash;": "–", "&rsquo;": "’", "&lsquo;": "‘",
-                        "&ldquo;": "“", "&rdquo;": "”", "&hellip;": "…"]
-        for (entity, character) in entities { text = text.replacingOccurrences(of: entity, with: character) }
-        text = text.replacingOccurrences(of: "[ \\t]+", with: " ", options: .regularExpression)
-        text = text.replacingOccurrences(of: "\\n\\s*\\n\\s*(\\n\\s*)+", with: "\n\n", options: .regularExpression)
-        return text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return collapsingWhiteSpace(Array(text)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private static let entities: [String: Unicode.Scalar] = [
+        "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": "\"", "&#39;": "'", "&apos;": "'", "&nbsp;": " ",
+        "&mdash;": "—", "&ndash;": "–", "&rsquo;": "’", "&lsquo;": "‘", "&ldquo;": "“", "&rdquo;": "”", "&hellip;": "…",
+    ]
+
+    private enum Tag { case lineBreak, paragraphEnd, other }
+
+    /// `br`, `br/` or `br /` is a line break, `/p` a paragraph's end (any case; white space may end either, and
+    /// come before the slash of `br /`).
+    private static func tagName(_ inside: ArraySlice<Unicode.Scalar>) -> Tag {
+        func trimmed(_ name: Substring) -> Substring {
+            var name = name
+            while let last = name.unicodeScalars.last, isSpace(last) { name = name.dropLast() }
+            return name
+        }
+        let name = Substring(String(String.UnicodeScalarView(inside)).lowercased())
+        if trimmed(name) == "/p" { return .paragraphEnd }
+        return trimmed(name.hasSuffix("/") ? name.dropLast() : name) == "br" ? .lineBreak : .other
+    }
+
+    /// White space as regular expressions have it (`\s`): tab, line feed, form feed, carriage return and the
+    /// Unicode separators.
+    private static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "\t", "\n", "\u{0C}", "\r": true
+        default:
+            switch scalar.properties.generalCategory {
+            case .spaceSeparator, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
+    }
+
+    /// Each run of white space: its spaces and tabs one space; from its first line end on, a blank line when it
+    /// holds three or more.
+    private static func collapsingWhiteSpace(_ scalars: [Unicode.Scalar]) -> String {
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            guard isSpace(scalars[index]) else {
+                result.append(scalars[index])
+                index += 1
+                continue
+            }
+            var end = index
+            while end < scalars.count && isSpace(scalars[end]) { end += 1 }
+            let run = scalars[index..<end]
+            let kept = run.filter { $0 == "\n" }.count >= 3 ? run[..<run.firstIndex(of: "\n")!] : run
+            var inBlank = false
+            for scalar in kept {
+                let blank = scalar == " " || scalar == "\t"
+                if !(blank && inBlank) { result.append(blank ? " " : scalar) }
+                inBlank = blank
+            }
+            if kept.count < run.count { result.append(contentsOf: "\n\n".unicodeScalars) }
+            index = end
+        }
+        return String(result)
     }
 
     static func wrap(_ text: String, width: Int) -> [String] {
