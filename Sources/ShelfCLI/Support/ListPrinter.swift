@@ -54,7 +54,7 @@ struct ListPrinter {
     func printJSON() throws {
         var array = JSONArrayWriter(write: write)
         try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
-            try array.append(edition)
+            array.append(element: "  " + SummaryJSON.element(edition))
         }
         array.finish()
     }
@@ -86,6 +86,12 @@ struct JSONArrayWriter {
         }
         count += 1
         write(text)
+    }
+
+    /// Adds an element already written, its lines indented for inside the array.
+    mutating func append(element text: String) {
+        write((count == 0 ? "[\n" : ",\n") + text)
+        count += 1
     }
 
     /// Closes the array (an empty one is `[`, an empty line, `]`, as `JSONEncoder` writes it).
