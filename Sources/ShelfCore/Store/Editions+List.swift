@@ -47,16 +47,17 @@ extension Store {
             defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
             let shortIDs = try ShortIDWidths(db, libraryID: library.id)
             // Every column comes from the edition_list index, in its order: no wide row is read, nothing sorted.
-            var statement = try HotStatement(
-                db, "\(Self.summarySelect) WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id")
+            let rest = "WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id"
+            var statement = try HotStatement(db, "\(Self.summarySelect) \(rest)")
             defer { statement.reset() }
             let rowIDColumn = Int32(EditionSummary.Column.rowID.rawValue)
-            // Runs the statement again from its first row.
-            func start() {
+            // Runs a statement from its first row.
+            func start(_ statement: inout HotStatement) {
                 statement.reset()
                 statement.bind(library.id)
                 if let state = filter.state { statement.bind(state.rawValue) }
             }
+            func start() { start(&statement) }
             // Each row that passes the filter, as a summary.
             func forEachSummary(_ body: (EditionSummary) throws -> Void) throws {
                 start()
@@ -76,10 +77,13 @@ extension Store {
             case .widths(let measure) where filter.availableOnly || series != nil:
                 try forEachSummary { measure(ListCellWidths($0)) }
             case .widths(let measure):
-                start()
-                while try statement.step() {
+                // The same rows, with only the columns the widths need read.
+                var widths = try HotStatement(db, "\(Self.widthsSelect) \(rest)")
+                defer { widths.reset() }
+                start(&widths)
+                while try widths.step() {
                     measure(ListCellWidths(
-                        columns: statement, listening: listening[statement.int64(rowIDColumn)], shortIDs: shortIDs))
+                        columns: widths, listening: listening[widths.int64(rowIDColumn)], shortIDs: shortIDs))
                 }
             }
             try forEachSummary(body)

@@ -334,15 +334,32 @@ public struct StatusReport: Codable, Sendable, Equatable {
 
 extension Store {
     /// Exactly the columns of `EditionSummary.Column`, in its order.
-    static let summarySelect = """
-        SELECT e.id, e.entry_id, e.title, e.authors, e.narrators, e.medium, e.protection, e.state, e.entitlement,
-               e.availability_status, e.availability_since, e.availability_until, e.holds_position, e.holds_total,
-               e.copies_available, e.copies_total, e.in_catalog, e.is_draft, e.is_paid, e.has_local_copy,
-               e.has_borrow,
-               l.kind, l.since, l.until, l.holds_position, l.holds_total, l.copies_total, l.copies_available, l.revoke_url,
-               e.duration, e.series_name, e.series_position, e.series_url, e.found_by, e.short_key
-        FROM edition e LEFT JOIN loan l ON l.edition_id = e.id
-        """
+    /// `EditionSummary.Column`'s expressions, in its order.
+    private static let summaryColumns = [
+        "e.id", "e.entry_id", "e.title", "e.authors", "e.narrators", "e.medium", "e.protection", "e.state",
+        "e.entitlement", "e.availability_status", "e.availability_since", "e.availability_until", "e.holds_position",
+        "e.holds_total", "e.copies_available", "e.copies_total", "e.in_catalog", "e.is_draft", "e.is_paid",
+        "e.has_local_copy", "e.has_borrow",
+        "l.kind", "l.since", "l.until", "l.holds_position", "l.holds_total", "l.copies_total", "l.copies_available",
+        "l.revoke_url",
+        "e.duration", "e.series_name", "e.series_position", "e.series_url", "e.found_by", "e.short_key",
+    ]
+
+    static let summarySelect = select(keeping: nil)
+
+    /// `summarySelect` with only the columns `ListCellWidths(columns:)` reads; the others are NULL, so each keeps its
+    /// position and SQLite reads none of them from the index (the measuring pass of `shelf list`).
+    static let widthsSelect = select(keeping: [
+        .rowID, .entryID, .title, .authors, .medium, .protection, .state, .inCatalog, .foundBy, .shortKey,
+    ])
+
+    private static func select(keeping kept: Set<EditionSummary.Column>?) -> String {
+        precondition(summaryColumns.count == EditionSummary.Column.shortKey.rawValue + 1)
+        let columns = summaryColumns.enumerated().map { index, expression in
+            kept.map { $0.contains(EditionSummary.Column(rawValue: index)!) } ?? true ? expression : "NULL"
+        }
+        return "SELECT \(columns.joined(separator: ", ")) FROM edition e LEFT JOIN loan l ON l.edition_id = e.id"
+    }
 
     /// Everything known about one edition.
     public func edition(_ query: String, in library: Library, now: Date = Date()) throws(StoreError) -> EditionDetail {
