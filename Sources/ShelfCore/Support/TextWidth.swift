@@ -6,8 +6,13 @@ import Foundation
 public enum TextWidth {
     /// The columns `text` takes on the screen.
     public static func of(_ text: String) -> Int {
-        // Printable ASCII, most of any catalog, is one column a byte.
-        if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
+        // Printable ASCII, most of any catalog, is one column a byte (read from a native string's own bytes).
+        let ascii = text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? bytes.count : nil
+        }
+        if let width = ascii ?? (text.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? text.utf8.count : nil) {
+            return width
+        }
         var width = 0
         var inEscape = false
         for character in text {
