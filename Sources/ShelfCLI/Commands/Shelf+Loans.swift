@@ -6,7 +6,9 @@ import ShelfCore
 private func printShelf(_ global: GlobalOptions, json: Bool, kinds: Set<Entitlement>, empty: String) throws {
     try withFailureHandling {
         let (store, library) = try global.openLibrary()
-        let editions = try store.editions(of: library).filter { kinds.contains($0.entitlement) }
+        // Streamed, keeping only the loans or holds: the catalog around them may be 100,000 titles.
+        var editions: [EditionSummary] = []
+        try store.forEachEdition(of: library) { if kinds.contains($0.entitlement) { editions.append($0) } }
         if json { return try Output.json(editions) }
         if editions.isEmpty {
             if !global.quiet { Output.line(empty) }
