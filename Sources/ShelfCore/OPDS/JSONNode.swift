@@ -71,13 +71,8 @@ struct JSONNode {
     /// `text` without leading and trailing white space; nil when nothing else is left. Most strings have none to
     /// trim and are returned as they are.
     static func trimmed(_ text: String) -> String? {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.first, let last = scalars.last else { return nil }
-        if !first.properties.isWhitespace && !last.properties.isWhitespace { return text }
-        guard let start = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-            let end = scalars.lastIndex(where: { !$0.properties.isWhitespace })
-        else { return nil }
-        return String(scalars[start...end])
+        let trimmed = text.trimmingWhitespace()
+        return trimmed.isEmpty ? nil : trimmed
     }
 
     /// A string, or a language map (`{"en": "…", "fr": "…"}`) read in English, undetermined, or the first language.

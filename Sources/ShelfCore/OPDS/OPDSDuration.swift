@@ -5,7 +5,7 @@ import Foundation
 public enum OPDSDuration {
     /// The duration in seconds; nil for anything else, a negative or a non-finite value.
     public static func parse(_ text: String) -> Double? {
-        let text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = text.trimmingWhitespace()
         guard let first = text.first else { return nil }
         let seconds: Double?
         if first == "P" || first == "p" {

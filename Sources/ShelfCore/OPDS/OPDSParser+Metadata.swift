@@ -30,8 +30,8 @@ extension OPDSDocumentReader {
             }
         }
         try spend(0)
-        guard let name = name?.trimmingCharacters(in: .whitespacesAndNewlines), !name.isEmpty else { return nil }
-        let place = position?.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let name = name?.trimmingWhitespace(), !name.isEmpty else { return nil }
+        let place = position?.trimmingWhitespace()
         return Series(name: name, position: place?.isEmpty == false ? place : nil, href: href.map(resolve))
     }
 }
@@ -39,6 +39,6 @@ extension OPDSDocumentReader {
 extension Contributor {
     /// The contributor, or nil when it has no name to show.
     var named: Contributor? {
-        name.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : self
+        name.isBlank ? nil : self
     }
 }

@@ -17,11 +17,24 @@ public enum AudioTypes {
 
     /// The media type without parameters, lower-cased (`audio/mpeg; codecs=mp3` → `audio/mpeg`).
     public static func bare(_ type: String) -> String {
-        String(type.split(separator: ";", maxSplits: 1).first ?? "").trimmingCharacters(in: .whitespaces).lowercased()
+        (type.split(separator: ";", maxSplits: 1).first ?? "").trimmingSpaces().lowercased()
     }
 
     /// Whether a media type is audio (`audio/mpeg`, `audio/x-m4b`, `audio/ogg; codecs=opus`…).
-    public static func isAudio(_ type: String) -> Bool { bare(type).hasPrefix("audio/") }
+    public static func isAudio(_ type: String) -> Bool {
+        // An ASCII type (any a catalog gives) is read by its bytes, without making the bare type: this runs on every
+        // acquisition type of every entry a sync reads.
+        let ascii = type.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            guard let start = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return false }
+            // `bare` splits off the parameters leaving out an empty first part: ";audio/mpeg" is audio there.
+            guard bytes[start] != UInt8(ascii: ";") else { return nil }
+            guard bytes.count - start >= 6 else { return false }
+            return zip(bytes[start...], "audio/".utf8).allSatisfy { ($0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0) == $1 }
+        }
+        if let ascii = ascii ?? nil { return ascii }
+        return bare(type).hasPrefix("audio/")
+    }
 
     /// Whether a media type makes a title an audiobook: audio itself, or a Readium audiobook document.
     public static func isAudiobookType(_ type: String) -> Bool {

@@ -125,4 +125,23 @@ import Testing
         let notice = try #require(try store.notices().first { $0.kind == .newTitle })
         #expect(notice.text.hasSuffix("shelf show \(widened)"), "\(notice.text)")
     }
+
+    /// The widened lengths' table answers as a dictionary does, through growth, long probe runs (hashes sharing their
+    /// low bits), a hash of 0 and keys widened twice.
+    @Test func hashedLengthsAnswerAsADictionary() {
+        var generator = SystemRandomNumberGenerator()
+        var table = HashedLengths()
+        var reference: [UInt64: UInt8] = [:]
+        var hashes: [UInt64] = [0, 1 << 40, 2 << 40, 3 << 40, 64, 128]
+        for _ in 0..<5_000 { hashes.append(generator.next()) }
+        for hash in hashes + hashes.prefix(300) {
+            let length = UInt8.random(in: 9...36, using: &generator)
+            table.widen(hash, to: length)
+            reference[max(hash, 1)] = max(reference[max(hash, 1)] ?? 0, length)
+        }
+        #expect(table.count == reference.count)
+        #expect(hashes.allSatisfy { table[$0] == reference[max($0, 1)] })
+        #expect(table[2] == nil && table[UInt64.max - 7] == nil)
+        #expect(HashedLengths()[5] == nil && HashedLengths().isEmpty)
+    }
 }
