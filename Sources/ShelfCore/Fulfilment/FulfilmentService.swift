@@ -423,33 +423,25 @@ public final class FulfilmentService {
     /// honouring `Retry-After`).
     private func fetch(_ url: URL, accept: String, bearer: BearerToken?) throws -> HTTPResponse {
         let headers = ["Accept": "\(accept), application/api-problem+json;q=0.5"]
-        var attempt = 0
-        var waited: TimeInterval = 0
-        while true {
-            attempt += 1
-            let response: HTTPResponse
-            var asked: TimeInterval?
-            do {
-                if let bearer {
-                    guard bearer.isUsable() else { throw FulfilmentError.malformedToken(url: url.absoluteString, reason: "the token had already expired") }
-                    response = try http.request(url, headers: headers.merging(["Authorization": "Bearer \(bearer.accessToken)"]) { $1 })
-                } else {
-                    response = try session.send(url, headers: headers)
-                }
-                guard RetryPolicy.isTransient(status: response.status) else { return try checked(response, url: url, bearer: bearer) }
-                asked = RetryPolicy.retryAfter(response.header("retry-after"))
-                guard let wait = Self.retry.delay(afterAttempt: attempt, retryAfter: asked, waited: waited) else {
-                    return try checked(response, url: url, bearer: bearer)
-                }
-                log?("\(Redaction.url(url.absoluteString)) answered \(response.status); trying again in \(String(format: "%.1f", wait)) s")
-                Thread.sleep(forTimeInterval: wait)
-                waited += wait
-            } catch let error as NetworkError where error.isTransient {
-                guard let wait = Self.retry.delay(afterAttempt: attempt, retryAfter: nil, waited: waited) else { throw error }
-                log?("\(error); trying again in \(String(format: "%.1f", wait)) s")
-                Thread.sleep(forTimeInterval: wait)
-                waited += wait
+        let outcome = try Self.retry.run(retrying: { failure, wait in
+            let what = switch failure {
+            case .response(let response): "\(Redaction.url(url.absoluteString)) answered \(response.status)"
+            case .error(let error): "\(error)"
             }
+            log?("\(what); trying again in \(String(format: "%.1f", wait)) s")
+        }) {
+            guard let bearer else { return try session.send(url, headers: headers) }
+            guard bearer.isUsable() else {
+                throw FulfilmentError.malformedToken(url: url.absoluteString, reason: "the token had already expired")
+            }
+            return try http.request(url, headers: headers.merging(["Authorization": "Bearer \(bearer.accessToken)"]) { $1 })
+        }
+        switch outcome {
+        case .answered(let response), .spent(_, _, .response(let response)):
+            // A status still transient when the policy is spent is read as any other answer.
+            return try checked(response, url: url, bearer: bearer)
+        case .spent(_, _, .error(let error)):
+            throw error
         }
     }
 

@@ -206,40 +206,33 @@ final class FeedFetcher: Sendable {
         let validators = stored.map { CacheValidators(etag: $0.etag, lastModified: $0.lastModified) }
         log?("fetching \(feed) page \(position): \(Redaction.url(address))")
         let accept = ["Accept": FeedDocument.accept]
-        var attempt = 0
-        var waited: TimeInterval = 0
-        var response: HTTPResponse
-        while true {
-            attempt += 1
-            var failure: NetworkError?
+        let outcome = try retry.run(retrying: { failure, wait in
+            let reason = failure.networkError(url: Redaction.url(address))
+            log?("\(feed) page \(position): \(reason); trying again in \(String(format: "%.1f", wait)) s")
+        }) {
             do {
                 if let session, kind == .loans || session.usesHTTPLogin {
                     // A plain HTTP login guards the whole catalog, so every page goes with it.
-                    response = try session.send(url, headers: accept, validators: validators, spillingTo: scratch)
-                } else {
-                    response = try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
+                    return try session.send(url, headers: accept, validators: validators, spillingTo: scratch)
                 }
+                return try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
             } catch let error as CirculationError {
                 // Stored credentials the library refused were erased: that is about the library, not this page.
                 throw error
             } catch let error as NetworkError where error.isTransient {
-                failure = error
-                response = HTTPResponse(status: 0, headers: [:], url: address, body: Data(), bodyBytes: 0)
+                throw error
             } catch let error as ShelfFailure {
                 throw SyncError.page(feed: feed, page: position, url: address, reason: error)
             }
-            let transientStatus = failure == nil && RetryPolicy.isTransient(status: response.status)
-            guard failure != nil || transientStatus else { break }
-            let reason = failure ?? NetworkError.httpStatus(url: Redaction.url(address), status: response.status)
-            let asked = transientStatus ? RetryPolicy.retryAfter(response.header("retry-after")) : nil
-            guard let wait = retry.delay(afterAttempt: attempt, retryAfter: asked, waited: waited) else {
-                if attempt == 1 { throw SyncError.page(feed: feed, page: position, url: address, reason: reason) }
-                throw SyncError.gaveUp(
-                    feed: feed, page: position, url: address, attempts: attempt, waited: waited, reason: reason)
-            }
-            log?("\(feed) page \(position): \(reason); trying again in \(String(format: "%.1f", wait)) s")
-            Thread.sleep(forTimeInterval: wait)
-            waited += wait
+        }
+        let response: HTTPResponse
+        switch outcome {
+        case .answered(let answer):
+            response = answer
+        case .spent(let attempts, let waited, let last):
+            let reason = last.networkError(url: Redaction.url(address))
+            if attempts == 1 { throw SyncError.page(feed: feed, page: position, url: address, reason: reason) }
+            throw SyncError.gaveUp(feed: feed, page: position, url: address, attempts: attempts, waited: waited, reason: reason)
         }
         if response.status == 304, let stored {
             guard channel.put(.notModified(kind: kind, url: address, position: position)) else { return nil }

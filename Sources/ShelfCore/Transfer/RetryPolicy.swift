@@ -66,3 +66,59 @@ public struct RetryPolicy: Sendable, Equatable {
         return nil
     }
 }
+
+extension RetryPolicy {
+    /// The last failure of a request the policy gave up on, or one it tries again after.
+    public enum Failure: Sendable {
+        /// A transient status (`isTransient(status:)`): the response, for a caller that reads what it says.
+        case response(HTTPResponse)
+        /// A transient network error (a reset, a timeout…).
+        case error(NetworkError)
+
+        /// The failure as an error naming `url` (redacted by the caller).
+        public func networkError(url: String) -> NetworkError {
+            switch self {
+            case .response(let response): .httpStatus(url: url, status: response.status)
+            case .error(let error): error
+            }
+        }
+    }
+
+    /// How a request run under the policy ended.
+    public enum Outcome: Sendable {
+        /// An answer that is not worth another try: a success or a lasting failure, for the caller to read.
+        case answered(HTTPResponse)
+        /// The policy was spent (`delay(afterAttempt:retryAfter:waited:)`) after `attempts` tries and `waited`
+        /// seconds of waiting, on this failure.
+        case spent(attempts: Int, waited: TimeInterval, last: Failure)
+    }
+
+    /// Runs `request` until it answers with a status that is not transient, or the policy is spent: each transient
+    /// status or transient `NetworkError` is waited out (a `Retry-After` honoured) and told to `retrying` with the
+    /// wait first. Any other error `request` throws ends the run at once.
+    public func run(
+        retrying: (_ failure: Failure, _ wait: TimeInterval) -> Void, _ request: () throws -> HTTPResponse
+    ) throws -> Outcome {
+        var attempt = 0
+        var waited: TimeInterval = 0
+        while true {
+            attempt += 1
+            let failure: Failure
+            var asked: TimeInterval?
+            do {
+                let response = try request()
+                guard Self.isTransient(status: response.status) else { return .answered(response) }
+                failure = .response(response)
+                asked = Self.retryAfter(response.header("retry-after"))
+            } catch let error as NetworkError where error.isTransient {
+                failure = .error(error)
+            }
+            guard let wait = delay(afterAttempt: attempt, retryAfter: asked, waited: waited) else {
+                return .spent(attempts: attempt, waited: waited, last: failure)
+            }
+            retrying(failure, wait)
+            Thread.sleep(forTimeInterval: wait)
+            waited += wait
+        }
+    }
+}
