@@ -219,7 +219,7 @@ public final class CatalogBrowser {
         let response = try get(url, accept: FeedDocument.accept, missingIsEmpty: missingIsEmpty)
         if response.status == 404 { return nil }
         let contentType = response.header("content-type")
-        if let type = contentType?.lowercased(), type.contains("text/html") { throw FeedError.html }
+        if HTTPResponse.isHTML(contentType: contentType) { throw FeedError.html }
         let address = URL(string: response.url) ?? url
         var entries: [OPDSEntry] = []
         do {

@@ -17,7 +17,7 @@ struct XMLLimitScanner {
     }
 
     private enum State: UInt8 {
-        case text, open, bang, commentStart, comment, cdata, declaration, instruction
+        case text, open, bang, commentStart, section, declaration, instruction
         case endTag, elementName, inTag, attributeName, afterAttributeName, afterEquals, value, slash
     }
 
@@ -37,6 +37,8 @@ struct XMLLimitScanner {
     private var quote: UInt8 = 0
     /// `-`, `]` or `?` bytes just seen in a comment, CDATA section or processing instruction.
     private var run = 0
+    /// The byte two of which, then `>`, end the current section: `-` in a comment, `]` in a CDATA section.
+    private var closer: UInt8 = 0
     /// `[` nesting inside a declaration (a DOCTYPE's internal subset).
     private var brackets = 0
 
@@ -110,7 +112,8 @@ struct XMLLimitScanner {
             switch byte {
             case UInt8(ascii: "-"): state = .commentStart
             case UInt8(ascii: "["):
-                state = .cdata
+                state = .section
+                closer = UInt8(ascii: "]")
                 run = 0
             default:
                 state = .declaration
@@ -118,17 +121,11 @@ struct XMLLimitScanner {
                 brackets = 0
             }
         case .commentStart:
-            state = .comment
+            state = .section
+            closer = UInt8(ascii: "-")
             run = 0
-        case .comment:
-            if byte == UInt8(ascii: "-") {
-                run += 1
-            } else {
-                if byte == UInt8(ascii: ">") && run >= 2 { state = .text }
-                run = 0
-            }
-        case .cdata:
-            if byte == UInt8(ascii: "]") {
+        case .section:
+            if byte == closer {
                 run += 1
             } else {
                 if byte == UInt8(ascii: ">") && run >= 2 { state = .text }

@@ -118,9 +118,7 @@ public struct CatalogProbe: Sendable {
             throw NetworkError.httpStatus(url: address, status: response.status)
         }
         let contentType = response.header("content-type")
-        if let type = contentType?.lowercased(), type.contains("text/html") || type.contains("application/xhtml") {
-            throw CatalogProbeError.html(url: address)
-        }
+        if response.isHTML { throw CatalogProbeError.html(url: address) }
         var titles = 0
         let info: OPDSFeedInfo
         var document = FeedDocument(baseURL: URL(string: response.url) ?? url)

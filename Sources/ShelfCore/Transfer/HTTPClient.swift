@@ -15,7 +15,14 @@ public struct HTTPResponse: Sendable {
 
     public func header(_ name: String) -> String? { headers[name.lowercased()] }
     /// The response says it is an HTML page (a sign-in, captive-portal or error page where a document was asked for).
-    public var isHTML: Bool { header("content-type")?.lowercased().contains("text/html") ?? false }
+    public var isHTML: Bool { Self.isHTML(contentType: header("content-type")) }
+
+    /// Whether a `Content-Type` names an HTML or XHTML page: the one test of every answer shelf reads (catalog pages,
+    /// entries, manifests, parts, a URL being added), compared by its bytes without regard to ASCII case.
+    public static func isHTML(contentType: String?) -> Bool {
+        guard let contentType else { return false }
+        return contentType.containsIgnoringASCIICase("text/html") || contentType.containsIgnoringASCIICase("application/xhtml")
+    }
 }
 
 /// Validators from an earlier response, for a conditional GET.

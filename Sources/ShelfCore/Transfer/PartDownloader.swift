@@ -482,7 +482,7 @@ private final class Transfer: CurlSink {
 
     var retryAfter: TimeInterval? { RetryPolicy.retryAfter(headers["retry-after"]) }
     /// The response says it is an HTML page.
-    var isHTML: Bool { headers["content-type"]?.lowercased().contains("text/html") ?? false }
+    var isHTML: Bool { HTTPResponse.isHTML(contentType: headers["content-type"]) }
 
     func header(_ line: Data) { head.take(line) }
 

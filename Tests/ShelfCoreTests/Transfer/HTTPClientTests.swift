@@ -128,4 +128,16 @@ import Testing
         #expect(Redaction.url("https://user:secret@lib.example/feed?token=abc&page=2")
             == "https://***@lib.example/feed?token=***&page=2")
     }
+
+    @Test func anHTMLPageIsToldByItsContentTypeWhateverItsCase() {
+        for type in ["text/html", "text/html; charset=utf-8", "TEXT/HTML", "Text/Html;charset=UTF-8", "application/xhtml+xml"] {
+            #expect(HTTPResponse.isHTML(contentType: type), "\(type)")
+        }
+        for type in [nil, "", "application/atom+xml;profile=opds-catalog", "application/opds+json", "text/plain", "audio/mpeg",
+                     "text/htm", "application/xml"] as [String?] {
+            #expect(!HTTPResponse.isHTML(contentType: type), "\(type ?? "nil")")
+        }
+        let page = HTTPResponse(status: 200, headers: ["content-type": "text/HTML"], url: "http://127.0.0.1/", body: Data(), bodyBytes: 0)
+        #expect(page.isHTML)
+    }
 }
