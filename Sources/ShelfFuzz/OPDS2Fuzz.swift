@@ -5,6 +5,7 @@ import Foundation
 /// The OPDS 2 JSON parser, on feeds and single publications.
 enum OPDS2Fuzz {
     static func feed(_ data: Data) {
+        agreesWithFoundation(data)
         var parser = OPDS2Parser(baseURL: fuzzBase)
         parser.maxEntries = OPDS1Fuzz.maxEntries
         parser.maxNavigation = 16
@@ -27,5 +28,18 @@ enum OPDS2Fuzz {
         } catch {
             EntryChecks.checkError(error)
         }
+    }
+
+    /// The native JSON reader reads a document (within the depth limit) to what Foundation reads, or declines it.
+    static func agreesWithFoundation(_ data: Data) {
+        let depth = data.withUnsafeBytes { JSONDepth.maximum(of: $0, stoppingAbove: OPDS2Parser.defaultMaxDepth) }
+        guard depth <= OPDS2Parser.defaultMaxDepth else { return }
+        let native: JSONValue??
+        do { native = .some(try data.withUnsafeBytes { try JSONBytes.read($0) }) } catch { native = nil }
+        guard let native else { return }
+        let foundation = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+        require(foundation != nil, "the native JSON reader read a document Foundation refuses")
+        require(JSONBytes.agrees(native, foundation.flatMap { JSONValue(foundation: $0) }),
+                "the native JSON reader read a document otherwise than Foundation")
     }
 }

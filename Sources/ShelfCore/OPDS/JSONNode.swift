@@ -4,7 +4,7 @@ import Foundation
 /// `Any` tree directly costs a dynamic cast per access, and on Linux a cast of a dictionary to `NSNumber` or `Bool`
 /// bridges the whole dictionary to `NSDictionary` first: an OPDS 2 page of 1,000 publications spent most of its time
 /// there.
-indirect enum JSONValue: Sendable {
+indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case number(Double)
     case bool(Bool)

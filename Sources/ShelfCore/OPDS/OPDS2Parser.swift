@@ -58,6 +58,12 @@ public struct OPDS2Parser: Sendable {
         let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
         let depth = body.withUnsafeBytes { JSONDepth.maximum(of: $0, stoppingAbove: maxDepth) }
         if depth > maxDepth { throw OPDSParseError.tooDeep(limit: maxDepth) }
+        // Read straight into native values; what that reader declines, Foundation reads (or says what is wrong).
+        if let value = body.withUnsafeBytes({ raw -> JSONValue?? in
+            do { return .some(try JSONBytes.read(raw)) } catch { return .none }
+        }) {
+            return JSONNode(value)
+        }
         do {
             return JSONNode(foundation: try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]))
         } catch {

@@ -4,8 +4,8 @@
 ///
 /// White space here is Unicode's `White_Space` property: tab, the line ends (U+000A–U+000D, U+0085, U+2028, U+2029)
 /// and the space separators (U+0020, U+00A0, U+1680, U+2000–U+200A, U+202F, U+205F, U+3000), the same characters
-/// as Foundation's `.whitespacesAndNewlines`, which on Linux also holds the zero-width space (U+200B). `.whitespaces` is
-/// the same less the line ends.
+/// as Foundation's `.whitespacesAndNewlines`, which on Linux also holds the zero-width space (U+200B).
+/// `.whitespaces` is the same less the line ends.
 extension String {
     /// The text without leading or trailing white space (`trimmingCharacters(in: .whitespacesAndNewlines)`); text with
     /// none to trim, most of a catalog's, is returned as it is.

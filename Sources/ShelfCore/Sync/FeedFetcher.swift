@@ -232,7 +232,8 @@ final class FeedFetcher: Sendable {
         case .spent(let attempts, let waited, let last):
             let reason = last.networkError(url: Redaction.url(address))
             if attempts == 1 { throw SyncError.page(feed: feed, page: position, url: address, reason: reason) }
-            throw SyncError.gaveUp(feed: feed, page: position, url: address, attempts: attempts, waited: waited, reason: reason)
+            throw SyncError.gaveUp(
+                feed: feed, page: position, url: address, attempts: attempts, waited: waited, reason: reason)
         }
         if response.status == 304, let stored {
             guard channel.put(.notModified(kind: kind, url: address, position: position)) else { return nil }

@@ -21,7 +21,8 @@ public struct HTTPResponse: Sendable {
     /// entries, manifests, parts, a URL being added), compared by its bytes without regard to ASCII case.
     public static func isHTML(contentType: String?) -> Bool {
         guard let contentType else { return false }
-        return contentType.containsIgnoringASCIICase("text/html") || contentType.containsIgnoringASCIICase("application/xhtml")
+        return contentType.containsIgnoringASCIICase("text/html")
+            || contentType.containsIgnoringASCIICase("application/xhtml")
     }
 }
 
