@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Download benchmark (not a test): one audiobook of 20 parts of 10 MB (200 MB) from the demo library on loopback.
-#   1. shelf download --parallel 4 vs `aria2c -j4` vs `curl --parallel --parallel-max 4`, same URLs, wall and CPU.
+#   1. shelf download --parallel 4 vs `aria2c -j4` vs `curl --parallel --parallel-max 4` (alone, and followed by an
+#      fsync of each part, as shelf makes each part durable), same URLs, wall and CPU.
 #   2. With the server capping each connection's bandwidth, shelf with 1 connection vs 4: the speed-up.
 # Usage: Benchmarks/download.sh [cap_bytes_per_second]   (default cap: 8 MB/s per connection)
 set -euo pipefail
@@ -31,6 +32,10 @@ curl_args=()
 n=0
 while read -r part; do n=$((n + 1)); curl_args+=(-o "$work/curl/part-$n.mp3" "$part"); done <"$work/urls.txt"
 mkdir -p "$work/aria" "$work/curl"
+# The floor for shelf, which makes each part durable before it counts as downloaded: curl, then fsync(2) of each
+# part (coreutils sync with file names).
+printf '#!/bin/sh\ncurl -sf --parallel --parallel-max 4 "$@" && exec sync %s/curl/part-*.mp3\n' "$work" >"$work/curl-fsync"
+chmod +x "$work/curl-fsync"
 printf '%-34s %8s %8s %10s\n' tool wall_s cpu_s MB/s
 # Three rounds, the tools taking turns, so a passing load on the machine does not favour one of them.
 for round in 1 2 3; do
@@ -39,6 +44,8 @@ for round in 1 2 3; do
     rm -rf "$work/aria"/* "$work/curl"/*
     measure "aria2c -j4" aria2c -q -j4 -x1 --allow-overwrite=true --auto-file-renaming=false -d "$work/aria" -i "$work/urls.txt"
     measure "curl --parallel --parallel-max 4" curl -sf --parallel --parallel-max 4 "${curl_args[@]}"
+    rm -rf "$work/curl"/*
+    measure "curl as above, then fsync of parts" "$work/curl-fsync" "${curl_args[@]}"
 done
 echo "(shelf wrote $(find "$home/books" -name 'part-*' -printf '%s\n' | awk '{s+=$1} END {print s}') bytes in $(find "$home/books" -name 'part-*' | wc -l) parts)"
 cmp -s "$work/aria/$(basename "$(head -1 "$work/urls.txt" | cut -d'?' -f1)")" "$work/curl/part-1.mp3" && echo "(aria2c and curl parts identical)"
