@@ -19,12 +19,26 @@ import Testing
         return output
     }
 
-    @Test func shelfStartsWithoutFFmpegOrSDL() throws {
-        let linked = try Self.linkedLibraries(of: ShelfRunner.executable.path)
+    /// Expects `shelf` to start without any of `libraries` (ldd finding SQLite, so that it read anything at all).
+    static func expectShelfLinksNone(of libraries: [String]) throws {
+        let linked = try linkedLibraries(of: ShelfRunner.executable.path)
         #expect(linked.contains("libsqlite3"), "ldd found nothing: \(linked)")
-        for library in ["libavcodec", "libavformat", "libswresample", "libavutil", "libSDL2"] {
+        for library in libraries {
             #expect(!linked.contains(library), "shelf links \(library)")
         }
+    }
+
+    /// An environment in which `library` (a file name, such as `libavutil.so.57`) is found first through
+    /// LD_LIBRARY_PATH, in a folder of `home`, and cannot be opened; and that folder.
+    static func brokenLibrary(_ library: String, in home: URL) throws -> (environment: [String: String], folder: URL) {
+        let broken = home.appendingPathComponent("broken-libraries")
+        try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: broken.appendingPathComponent(library))
+        return (["LD_LIBRARY_PATH": broken.path], broken)
+    }
+
+    @Test func shelfStartsWithoutFFmpegOrSDL() throws {
+        try Self.expectShelfLinksNone(of: ["libavcodec", "libavformat", "libswresample", "libavutil", "libSDL2"])
     }
 
     /// A library that cannot be opened (here a broken libavutil.so.57 found first through LD_LIBRARY_PATH) stops the
@@ -32,12 +46,10 @@ import Testing
     @Test func aBrokenFFmpegIsOneLineNamingIt() async throws {
         let fixture = try await CLIFixture.withSherlockDownloaded()
         do {
-            let broken = fixture.shelf.home.appendingPathComponent("broken-libraries")
-            try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
-            try Data("not a library".utf8).write(to: broken.appendingPathComponent("libavutil.so.57"))
+            let broken = try Self.brokenLibrary("libavutil.so.57", in: fixture.shelf.home)
             let result = try await fixture.shelf.run(
                 ["listen", "7d3c0002", "--no-ui", "--for", "1s"],
-                environment: ["SDL_AUDIODRIVER": "dummy", "LD_LIBRARY_PATH": broken.path])
+                environment: broken.environment.merging(["SDL_AUDIODRIVER": "dummy"]) { $1 })
             #expect(result.status == ShelfExit.internalError.rawValue, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1, "\(result.stderr)")

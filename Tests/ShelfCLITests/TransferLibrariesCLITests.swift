@@ -8,11 +8,7 @@ import Testing
 /// stops only what goes to the network, with one line naming it.
 @Suite struct TransferLibrariesCLITests {
     @Test func shelfStartsWithoutLibcurlOrLibcrypto() throws {
-        let linked = try PlaybackLibrariesCLITests.linkedLibraries(of: ShelfRunner.executable.path)
-        #expect(linked.contains("libsqlite3"), "ldd found nothing: \(linked)")
-        for library in ["libcurl", "libcrypto", "libssl", "libgnutls", "libkrb5"] {
-            #expect(!linked.contains(library), "shelf links \(library)")
-        }
+        try PlaybackLibrariesCLITests.expectShelfLinksNone(of: ["libcurl", "libcrypto", "libssl", "libgnutls", "libkrb5"])
     }
 
     /// A libcurl.so.4 that cannot be opened, found first through LD_LIBRARY_PATH: the titles already synced are
@@ -22,10 +18,7 @@ import Testing
         do {
             let synced = try await fixture.shelf.run(["sync", "--quiet"])
             #expect(synced.status == 0, "\(synced.stderr)")
-            let broken = fixture.shelf.home.appendingPathComponent("broken-libraries")
-            try FileManager.default.createDirectory(at: broken, withIntermediateDirectories: true)
-            try Data("not a library".utf8).write(to: broken.appendingPathComponent("libcurl.so.4"))
-            let environment = ["LD_LIBRARY_PATH": broken.path]
+            let (environment, broken) = try PlaybackLibrariesCLITests.brokenLibrary("libcurl.so.4", in: fixture.shelf.home)
 
             let list = try await fixture.shelf.run(["list"], environment: environment)
             #expect(list.status == 0, "\(list.stderr)")

@@ -54,14 +54,9 @@ struct JSONBytes {
     }
 
     private mutating func object() throws(Declined) -> [String: JSONValue] {
-        index += 1
         var object: [String: JSONValue] = [:]
-        skipSpace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
-            index += 1
-            return object
-        }
-        while true {
+        guard !opensEmpty(closedBy: UInt8(ascii: "}")) else { return object }
+        repeat {
             skipSpace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Declined() }
             let key = try string()
@@ -70,40 +65,36 @@ struct JSONBytes {
             index += 1
             // A null removes what an earlier duplicate of the key gave, as it replaces it in Foundation's object.
             object[key] = try value()
-            skipSpace()
-            guard index < bytes.count else { throw Declined() }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "}") {
-                index += 1
-                return object
-            } else {
-                throw Declined()
-            }
-        }
+        } while try !closes(UInt8(ascii: "}"))
+        return object
     }
 
     private mutating func array() throws(Declined) -> [JSONValue] {
-        index += 1
         var array: [JSONValue] = []
-        skipSpace()
-        if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-            index += 1
-            return array
-        }
-        while true {
+        guard !opensEmpty(closedBy: UInt8(ascii: "]")) else { return array }
+        repeat {
             if let element = try value() { array.append(element) }
-            skipSpace()
-            guard index < bytes.count else { throw Declined() }
-            if bytes[index] == UInt8(ascii: ",") {
-                index += 1
-            } else if bytes[index] == UInt8(ascii: "]") {
-                index += 1
-                return array
-            } else {
-                throw Declined()
-            }
-        }
+        } while try !closes(UInt8(ascii: "]"))
+        return array
+    }
+
+    /// Steps over an opening bracket, and over its closing one too when nothing but space comes between.
+    private mutating func opensEmpty(closedBy closing: UInt8) -> Bool {
+        index += 1
+        skipSpace()
+        guard index < bytes.count && bytes[index] == closing else { return false }
+        index += 1
+        return true
+    }
+
+    /// After a member or an element: steps over the comma before the next one (false), or the closing bracket (true).
+    private mutating func closes(_ closing: UInt8) throws(Declined) -> Bool {
+        skipSpace()
+        guard index < bytes.count else { throw Declined() }
+        let byte = bytes[index]
+        guard byte == UInt8(ascii: ",") || byte == closing else { throw Declined() }
+        index += 1
+        return byte == closing
     }
 
     /// A string from its opening quote: its bytes as they are up to the first escape, then unescaped into `scratch`.
