@@ -89,12 +89,20 @@ public final class Store: Sendable {
         throws -> DatabaseQueue
     {
         var configuration = Configuration()
-        configuration.journalMode = .wal
         configuration.busyMode = .timeout(busyTimeout)
         configuration.foreignKeysEnabled = true
         configuration.label = "shelf"
         configuration.prepareDatabase { db in
             try prepare(db)
+            // WAL is set here rather than with GRDB's `journalMode = .wal`, which also writes (and syncs) an empty
+            // transaction on every open that finds no -wal file, to create one for DatabasePool's readers: as the
+            // last connection's close removes it, every command, `shelf list` and `status` included, wrote both
+            // databases and synced them eight times. A DatabaseQueue makes the -wal file with its first write.
+            // The mode is persistent, so on an existing store this only reads it.
+            let mode = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL")
+            guard mode == "wal" else {
+                throw DatabaseError(message: "could not turn on write-ahead logging (journal mode \(mode ?? "unknown"))")
+            }
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let queue = try DatabaseQueue(path: path, configuration: configuration)

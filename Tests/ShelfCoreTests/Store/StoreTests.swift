@@ -31,6 +31,33 @@ import Testing
         #expect(positionsMigrations == ["p1-listening-state", "p2-bookmark-sync"])
     }
 
+    @Test func readingAStoreWritesNeitherDatabase() throws {
+        let test = TestHome()
+        do {
+            let store = try test.store()
+            let library = try store.addLibrary(name: "one", url: URL(string: "http://127.0.0.1:1/")!)
+            _ = try store.status(of: library)
+        }
+        // Closed: the last connection has checkpointed and removed each -wal file.
+        let files = [test.home.database, test.home.positionsDatabase]
+        let before = try files.map { try Data(contentsOf: $0) }
+        do {
+            let store = try test.store()
+            let library = try #require(try store.libraries().first)
+            _ = try store.status(of: library)
+            _ = try store.editions(of: library)
+            _ = try store.readPositions { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master") }
+        }
+        // A command that only reads changes no byte of either database (GRDB's own WAL set-up wrote and synced an
+        // empty transaction into each on every open).
+        #expect(try files.map { try Data(contentsOf: $0) } == before)
+        for file in files {
+            #expect(!FileManager.default.fileExists(atPath: file.path + "-wal"))
+        }
+        let store = try test.store()
+        #expect(try store.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+    }
+
     @Test func reopeningKeepsDataAndDoesNotRemigrate() throws {
         let test = TestHome()
         try test.store().addLibrary(name: "one", url: URL(string: "http://127.0.0.1:1/")!)
