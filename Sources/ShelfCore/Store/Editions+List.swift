@@ -24,9 +24,14 @@ extension Store {
     /// With `firstPass`, a first pass over the same snapshot comes before (`shelf list` sizes its columns in it,
     /// then prints each row as soon as the second pass reads it). A pass for `.widths` makes no summary unless the
     /// filter needs one (`--available`, `--series`). `cursorEnded` runs once the last row has been read.
+    ///
+    /// A `--state` that at most `stateIndexLimit` titles are in is read through the `edition_state` index and sorted,
+    /// its short ids widened against their neighbours in the key index, instead of filtering every title of the
+    /// library out of the title-ordered index (`shelf list --state downloaded` read all 100,000 titles of a large
+    /// catalog to print a few). Both ways give the same rows, in the same order, with the same short ids.
     public func forEachEdition(
         of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date(),
-        firstPass: ListFirstPass? = nil, cursorEnded: () -> Void = {},
+        firstPass: ListFirstPass? = nil, cursorEnded: () -> Void = {}, stateIndexLimit: Int = 1000,
         _ body: (EditionSummary) throws -> Void
     ) throws(StoreError) {
         var conditions = ["e.library_id = ?"]
@@ -45,10 +50,17 @@ extension Store {
             let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -4096
             try db.execute(sql: "PRAGMA cache_size = -512")
             defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
-            let shortIDs = try ShortIDWidths(db, libraryID: library.id)
-            // Every column comes from the edition_list index, in its order: no wide row is read, nothing sorted.
+            // The keys of a state's few titles, when it has few (nil: read the whole library in title order).
+            let stateKeys = try filter.state.flatMap { state in
+                try Self.fewKeys(db, libraryID: library.id, state: state, limit: stateIndexLimit)
+            }
+            let shortIDs = try stateKeys.map { try ShortIDWidths(db, libraryID: library.id, keys: $0) }
+                ?? ShortIDWidths(db, libraryID: library.id)
+            // Every column comes from the edition_list index, in its order: no wide row is read, nothing sorted; or,
+            // for a state few titles are in, those rows through the state index, sorted.
+            let source = stateKeys == nil ? Self.listSource : Self.stateSource
             let rest = "WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id"
-            var statement = try HotStatement(db, "\(Self.summarySelect) \(rest)")
+            var statement = try HotStatement(db, "\(Self.select(from: source)) \(rest)")
             defer { statement.reset() }
             let rowIDColumn = Int32(EditionSummary.Column.rowID.rawValue)
             // Runs a statement from its first row.
@@ -78,7 +90,7 @@ extension Store {
                 try forEachSummary { measure(ListCellWidths($0)) }
             case .widths(let measure):
                 // The same rows, with only the columns the widths need read.
-                var widths = try HotStatement(db, "\(Self.widthsSelect) \(rest)")
+                var widths = try HotStatement(db, "\(Self.select(keeping: Self.widthsColumns, from: source)) \(rest)")
                 defer { widths.reset() }
                 start(&widths)
                 while try widths.step() {
@@ -89,6 +101,18 @@ extension Store {
             try forEachSummary(body)
             cursorEnded()
         }
+    }
+
+    /// The stored short keys of the titles in `state`, when there are at most `limit` of them and each has one; nil
+    /// otherwise.
+    static func fewKeys(_ db: Database, libraryID: Int64, state: LifecycleState, limit: Int) throws -> [String]? {
+        guard limit > 0 else { return nil }
+        let keys = try String?.fetchAll(
+            db, sql: "SELECT short_key FROM edition INDEXED BY edition_state WHERE library_id = ? AND state = ? LIMIT ?",
+            arguments: [libraryID, state.rawValue, limit + 1])
+        guard keys.count <= limit else { return nil }
+        let stored = keys.compactMap { $0 }
+        return stored.count == keys.count ? stored : nil
     }
 
     /// Finds an edition by its full id, its short id, the start of its key (see `ShortID`) or the end of the id,

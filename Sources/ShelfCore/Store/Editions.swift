@@ -345,20 +345,25 @@ extension Store {
         "e.duration", "e.series_name", "e.series_position", "e.series_url", "e.found_by", "e.short_key",
     ]
 
-    static let summarySelect = select(keeping: nil)
+    static let summarySelect = select()
 
-    /// `summarySelect` with only the columns `ListCellWidths(columns:)` reads; the others are NULL, so each keeps its
+    /// The only columns `ListCellWidths(columns:)` reads; `select(keeping:)` makes the others NULL, so each keeps its
     /// position and SQLite reads none of them from the index (the measuring pass of `shelf list`).
-    static let widthsSelect = select(keeping: [
+    static let widthsColumns: Set<EditionSummary.Column> = [
         .rowID, .entryID, .title, .authors, .medium, .protection, .state, .inCatalog, .foundBy, .shortKey,
-    ])
+    ]
 
-    private static func select(keeping kept: Set<EditionSummary.Column>?) -> String {
+    /// The editions as `shelf list` reads them: the planner takes the edition_list index, in title order.
+    static let listSource = "edition e"
+    /// The editions of a state few titles are in, through its index (`forEachEdition`).
+    static let stateSource = "edition e INDEXED BY edition_state"
+
+    static func select(keeping kept: Set<EditionSummary.Column>? = nil, from source: String = listSource) -> String {
         precondition(summaryColumns.count == EditionSummary.Column.shortKey.rawValue + 1)
         let columns = summaryColumns.enumerated().map { index, expression in
             kept.map { $0.contains(EditionSummary.Column(rawValue: index)!) } ?? true ? expression : "NULL"
         }
-        return "SELECT \(columns.joined(separator: ", ")) FROM edition e LEFT JOIN loan l ON l.edition_id = e.id"
+        return "SELECT \(columns.joined(separator: ", ")) FROM \(source) LEFT JOIN loan l ON l.edition_id = e.id"
     }
 
     /// Everything known about one edition.

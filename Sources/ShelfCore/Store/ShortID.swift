@@ -102,6 +102,39 @@ struct ShortIDWidths {
         }
     }
 
+    /// Widths for a few stored keys, each against its neighbours in the key index (and against an equal key of
+    /// another title): what the full pass above records for them, in three look-ups a key.
+    init(_ db: Database, libraryID: Int64, keys: [String]) throws {
+        var before = try HotStatement(db, """
+            SELECT short_key FROM edition WHERE library_id = ? AND short_key < ? ORDER BY short_key DESC LIMIT 1
+            """)
+        defer { before.reset() }
+        var after = try HotStatement(db, """
+            SELECT short_key FROM edition WHERE library_id = ? AND short_key > ? ORDER BY short_key LIMIT 1
+            """)
+        defer { after.reset() }
+        var equal = try HotStatement(db, "SELECT COUNT(*) FROM edition WHERE library_id = ? AND short_key = ?")
+        defer { equal.reset() }
+        // Runs a look-up for `key`; true when it gave a row.
+        func look(_ statement: inout HotStatement, _ key: String) throws -> Bool {
+            statement.reset()
+            statement.bind(libraryID)
+            statement.bind(key)
+            return try statement.step()
+        }
+        for key in Set(keys) {
+            var needs = 0
+            if try look(&before, key), let neighbour = before.string(0) {
+                needs = Self.commonPrefix(neighbour, key) + 1
+            }
+            if try look(&after, key), let neighbour = after.string(0) {
+                needs = max(needs, Self.commonPrefix(neighbour, key) + 1)
+            }
+            if try look(&equal, key), equal.int64(0) > 1 { needs = max(needs, key.utf8.count + 1) }
+            record(key, needs)
+        }
+    }
+
     /// Widths for one id: its key against its two neighbours in the index.
     init(_ db: Database, libraryID: Int64, id: String) throws {
         let key = ShortID.key(of: id).key
