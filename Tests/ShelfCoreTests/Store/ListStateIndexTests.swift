@@ -11,14 +11,7 @@ import Testing
     /// their characters, two UUIDs each under two ids, ISBNs and loans-feed URLs, wide and combining characters, a removed
     /// title; 40 downloaded, 3 updated, the rest new; and a title of another library in every state.
     static func store(_ test: TestHome) throws -> Store {
-        try test.home.prepare()
-        let queue = try DatabaseQueue(path: test.home.database.path)
-        try Migrations.migrator.migrate(queue, upTo: "v14-follows-and-download-policy")
-        try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO library (id, name, url, is_default, created_at) VALUES (1, 'lib', 'http://127.0.0.1:1/', 1, 0);
-                INSERT INTO library (id, name, url, is_default, created_at) VALUES (2, 'two', 'http://127.0.0.1:2/', 0, 0);
-                """)
+        try ShortIDTests.storeWrittenAtV14(test) { db in
             func insert(_ library: Int, _ id: String, _ title: String, _ authors: String, _ state: String, _ inCatalog: Int)
                 throws
             {
@@ -49,8 +42,6 @@ import Testing
                 try insert(2, "urn:uuid:04377e87-0000-4000-8000-00000000000\(state.count)", "Other \(state)", "", state, 1)
             }
         }
-        try queue.close()
-        return try Store(home: test.home)
     }
 
     /// The summaries and the measuring pass's widths of `shelf list --state`, read one way or the other.

@@ -12,8 +12,9 @@ import Testing
     static let isbn = "urn:isbn:9781488208676"
     static let loan = "https://circulation.example.org/lib/works/?urn=urn%3Alibrarysimplified.org%2Fterms%2Fid%2FBibliotheca%20ID%2F44977"
 
-    /// Five editions of one library (one removed) and one of another, written at v14; then opened as a Store.
-    static func migratedStore(_ test: TestHome) throws -> Store {
+    /// A store written at v14 with two libraries, `lib` (id 1) and `two` (id 2), and what `fill` writes; then opened
+    /// as a Store, which migrates it.
+    static func storeWrittenAtV14(_ test: TestHome, _ fill: (Database) throws -> Void) throws -> Store {
         try test.home.prepare()
         let queue = try DatabaseQueue(path: test.home.database.path)
         try Migrations.migrator.migrate(queue, upTo: "v14-follows-and-download-policy")
@@ -22,6 +23,15 @@ import Testing
                 INSERT INTO library (id, name, url, is_default, created_at) VALUES (1, 'lib', 'http://127.0.0.1:1/', 1, 0);
                 INSERT INTO library (id, name, url, is_default, created_at) VALUES (2, 'two', 'http://127.0.0.1:2/', 0, 0);
                 """)
+            try fill(db)
+        }
+        try queue.close()
+        return try Store(home: test.home)
+    }
+
+    /// Five editions of one library (one removed) and one of another, written at v14; then opened as a Store.
+    static func migratedStore(_ test: TestHome) throws -> Store {
+        try storeWrittenAtV14(test) { db in
             for (index, (library, id, state, inCatalog)) in [
                 (1, first, "new", 1), (1, second, "downloaded", 1), (1, other, "new", 1), (1, isbn, "new", 0),
                 (1, loan, "new", 1), (2, "urn:uuid:04377e87-cccc-4c6b-9f0e-d0c5e1f00003", "new", 1),
@@ -32,8 +42,6 @@ import Testing
                     """, arguments: [library, id, "Title \(index)", state, inCatalog])
             }
         }
-        try queue.close()
-        return try Store(home: test.home)
     }
 
     @Test func keys() {
