@@ -135,17 +135,9 @@ struct ShortIDWidths {
         }
     }
 
-    /// Widths for one id: its key against its two neighbours in the index.
+    /// Widths for one id: its key against its neighbours in the index, as `shelf list` widens it.
     init(_ db: Database, libraryID: Int64, id: String) throws {
-        let key = ShortID.key(of: id).key
-        let before = try String.fetchOne(
-            db, sql: "SELECT short_key FROM edition WHERE library_id = ? AND short_key < ? ORDER BY short_key DESC LIMIT 1",
-            arguments: [libraryID, key])
-        let after = try String.fetchOne(
-            db, sql: "SELECT short_key FROM edition WHERE library_id = ? AND short_key > ? ORDER BY short_key LIMIT 1",
-            arguments: [libraryID, key])
-        let needs = [before, after].compactMap { $0 }.map { Self.commonPrefix($0, key) + 1 }.max() ?? 0
-        if needs > ShortID.minimumLength { record(key, needs) }
+        try self.init(db, libraryID: libraryID, keys: [ShortID.key(of: id).key])
     }
 
     /// The short id to show for `id`.

@@ -82,6 +82,10 @@ import Testing
         #expect(downloaded.contains { $0.shortID.count > ShortID.minimumLength && $0.shortID.count < 36 })
         #expect(downloaded.filter { $0.shortID == "04377e87-0000-4000-8000-000000000000" }.count == 2)
         #expect(downloaded.filter { $0.shortID == "000d69a1-aaaa-4c6b-9f0e-d0c5e1f00001" }.count == 2)
+        // A line that names one title (shelf show, the queue, notices) widens its short id the same way.
+        for row in downloaded {
+            #expect(try store.summary(of: store.resolveEdition(row.id, in: library)).shortID == row.shortID)
+        }
         // Past the limit, the whole library is read as before.
         #expect(try store.read { db in try Store.fewKeys(db, libraryID: library.id, state: .new, limit: 1000) } == nil)
     }
