@@ -107,10 +107,14 @@ extension Store {
     /// otherwise.
     static func fewKeys(_ db: Database, libraryID: Int64, state: LifecycleState, limit: Int) throws -> [String]? {
         guard limit > 0 else { return nil }
+        // Counted in the index alone first: a state with many titles (`--state new`) reads no row for its keys.
+        let few = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM (SELECT 1 FROM edition INDEXED BY edition_state WHERE library_id = ? AND state = ? LIMIT ?)
+            """, arguments: [libraryID, state.rawValue, limit + 1]) ?? 0
+        guard few <= limit else { return nil }
         let keys = try String?.fetchAll(
-            db, sql: "SELECT short_key FROM edition INDEXED BY edition_state WHERE library_id = ? AND state = ? LIMIT ?",
-            arguments: [libraryID, state.rawValue, limit + 1])
-        guard keys.count <= limit else { return nil }
+            db, sql: "SELECT short_key FROM edition INDEXED BY edition_state WHERE library_id = ? AND state = ?",
+            arguments: [libraryID, state.rawValue])
         let stored = keys.compactMap { $0 }
         return stored.count == keys.count ? stored : nil
     }
