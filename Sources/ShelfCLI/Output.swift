@@ -22,6 +22,7 @@ package enum Output {
         print(text, terminator: "")
     }
 
+
     package static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

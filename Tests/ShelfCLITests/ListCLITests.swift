@@ -51,6 +51,26 @@ import Testing
         #expect(TextWidth.of(String(shogun[..<author.lowerBound])) == TextWidth.of(String(lines[0][..<lines[0].range(of: "AUTHOR")!.lowerBound])))
     }
 
+    /// The bytes a row is written as are those of its rendered line: unfitted (through a pipe), fitted to a terminal,
+    /// and with a column measured narrower than a cell (which is then cut as `render` cuts it).
+    @Test func aRowRenderedIntoBytesIsTheRenderedLine() {
+        var layout = TableLayout(header: ListPrinter.header)
+        for row in Self.rows { layout.measure(row) }
+        var narrow = TableLayout(header: ListPrinter.header)
+        narrow.measure(Self.rows[0])
+        var fitted = layout
+        fitted.fit(to: 60)
+        for table in [layout, narrow, fitted] {
+            for row in Self.rows + [ListPrinter.header] {
+                var bytes: [UInt8] = Array("before".utf8)
+                table.render(row, into: &bytes)
+                #expect(String(decoding: bytes, as: UTF8.self) == "before" + table.render(row))
+            }
+        }
+        #expect(narrow.render(Self.rows[2]).contains("…"))
+        #expect(!layout.render(Self.rows[2]).contains("…"))
+    }
+
     @Test func withoutATerminalOrCOLUMNSTheTableKeepsItsWidth() {
         #expect(Output.tableWidth(environment: [:]) == nil)
         #expect(Output.tableWidth(environment: ["COLUMNS": "60"]) == 60)
@@ -72,7 +92,7 @@ import Testing
         var events: [String] = []
         var printer = ListPrinter(store: store, library: library, filter: EditionFilter())
         printer.width = nil
-        printer.write = { events.append($0) }
+        printer.write = { events.append(String(decoding: $0, as: UTF8.self)) }
         printer.cursorEnded = { events.append("<cursor ended>") }
         try printer.printTable()
         #expect(events.count == editions.count + 2)
@@ -92,7 +112,7 @@ import Testing
         // Nothing matching: an empty array, as before.
         events = []
         printer = ListPrinter(store: store, library: library, filter: EditionFilter(state: .downloaded))
-        printer.write = { events.append($0) }
+        printer.write = { events.append(String(decoding: $0, as: UTF8.self)) }
         try printer.printJSON()
         #expect(events.joined() == "[\n\n]\n")
 

@@ -13,8 +13,9 @@ struct ListPrinter {
     var quiet = false
     /// The terminal width to fit the table to (nil: as wide as its cells).
     var width: Int? = Output.tableWidth()
-    /// Where the text goes (each line with its line end).
-    var write: (String) -> Void = { Output.raw($0) }
+    /// Where the text goes, a line (with its line end) or a JSON element at a time (nil: standard output, in
+    /// blocks of 64 KB).
+    var write: ((UnsafeRawBufferPointer) -> Void)?
     /// Runs once the store's cursor has read the last row (a seam for tests of streaming).
     var cursorEnded: () -> Void = {}
 
@@ -25,7 +26,16 @@ struct ListPrinter {
     }
 
     func printTable() throws {
+        let output = BlockOutput()
+        defer { output.flush() }
+        let write = self.write ?? output.write
+        func emit(_ text: String) {
+            var text = text
+            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        }
         var layout = TableLayout(header: Self.header)
+        // Each row's bytes, made in the same buffer every time.
+        var line: [UInt8] = []
         var measured = ListCellWidths()
         var rows = 0
         var fitted = false
@@ -39,24 +49,52 @@ struct ListPrinter {
                     measured.id, measured.title, measured.authors, measured.kind, measured.state, measured.progress,
                 ])
                 layout.fit(to: width)
-                write(Output.bold(layout.render(Self.header)) + "\n")
+                emit(Output.bold(layout.render(Self.header)) + "\n")
                 fitted = true
             }
-            write(layout.render(Self.cells(edition)) + "\n")
+            line.removeAll(keepingCapacity: true)
+            layout.render(Self.cells(edition), into: &line)
+            line.append(UInt8(ascii: "\n"))
+            line.withUnsafeBytes(write)
         }
         if rows == 0 && !quiet {
-            write((library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.") + "\n")
+            emit((library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.") + "\n")
         }
     }
 
     /// `list --json`: a JSON array written an element at a time, the same bytes `Output.json` writes for the whole
     /// array.
     func printJSON() throws {
-        var array = JSONArrayWriter(write: write)
+        let output = BlockOutput()
+        defer { output.flush() }
+        let write = self.write ?? output.write
+        func emit(_ text: String) {
+            var text = text
+            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        }
+        var array = JSONArrayWriter(write: emit)
         try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
             array.append(element: "  " + SummaryJSON.element(edition))
         }
         array.finish()
+    }
+}
+
+/// Standard output in blocks: what is written is gathered up to 64 KB and printed at once (a `print` for each line
+/// of a long list was a twentieth of its time).
+final class BlockOutput {
+    private var bytes: [UInt8] = []
+
+    func write(_ chunk: UnsafeRawBufferPointer) {
+        bytes.append(contentsOf: chunk)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    /// Prints what is gathered.
+    func flush() {
+        guard !bytes.isEmpty else { return }
+        Output.raw(String(decoding: bytes, as: UTF8.self))
+        bytes.removeAll(keepingCapacity: true)
     }
 }
 

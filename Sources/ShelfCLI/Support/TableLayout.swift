@@ -75,6 +75,30 @@ struct TableLayout {
         return line
     }
 
+    /// Appends the UTF-8 bytes of the line `render(cells)` makes to `line`, without making it: each cell's own
+    /// bytes, then spaces to its column. A table fitted to a terminal, or a cell wider than its column, is rendered
+    /// as `render` does and its bytes copied.
+    func render(_ cells: [String], into line: inout [UInt8]) {
+        guard columns == nil else {
+            line.append(contentsOf: render(cells).utf8)
+            return
+        }
+        let start = line.count
+        for (index, cell) in cells.enumerated() {
+            if index > 0 { line.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")]) }
+            line.append(contentsOf: cell.utf8)
+            guard index < cells.count - 1 else { break }
+            let cellWidth = TextWidth.of(cell)
+            let width = index < widths.count ? widths[index] : cellWidth
+            if cellWidth > width {
+                line.removeSubrange(start...)
+                line.append(contentsOf: render(cells).utf8)
+                return
+            }
+            if width > cellWidth { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - cellWidth)) }
+        }
+    }
+
     private static let spaces = String(repeating: " ", count: 256)
 
     private static func appendSpaces(_ count: Int, to line: inout String) {
