@@ -15,7 +15,7 @@ public final class DemoLibraryServer: Sendable {
     private enum Lifecycle {
         case idle
         case starting
-        case running(task: Task<Void, any Error>, url: URL)
+        case running(GracefulRun, url: URL)
     }
 
     private let lifecycle = Mutex(Lifecycle.idle)
@@ -62,15 +62,13 @@ public final class DemoLibraryServer: Sendable {
             continuation.yield(port)
             continuation.finish()
         }
-        let task = Task {
-            defer { continuation.finish() }
-            try await app.run()
-        }
+        // Stopped gracefully, never cancelled while it may have a connection accepted (see `GracefulRun`).
+        let run = GracefulRun(app, logger: Logger(label: "shelf-demo-library")) { continuation.finish() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
             lifecycle.withLock { $0 = .idle }
             do {
-                try await task.value
+                try await run.result.get()
                 throw DemoLibraryError.couldNotListen("the server stopped before listening")
             } catch let error as DemoLibraryError {
                 throw error
@@ -80,7 +78,7 @@ public final class DemoLibraryServer: Sendable {
         }
         let url = URL(string: "http://127.0.0.1:\(port)/")!
         await state.setBaseURL(url)
-        lifecycle.withLock { $0 = .running(task: task, url: url) }
+        lifecycle.withLock { $0 = .running(run, url: url) }
         // The audio is made (or read from its cache) in the background; fulfilment waits for it.
         let state = self.state
         Task { try? await state.prepareAudio() }
@@ -89,14 +87,13 @@ public final class DemoLibraryServer: Sendable {
 
     /// Stops listening and closes open connections; safe to call when not running.
     public func stop() async {
-        let running: (Task<Void, any Error>, URL)? = lifecycle.withLock { state in
-            guard case .running(let task, let url) = state else { return nil }
+        let running: (GracefulRun, URL)? = lifecycle.withLock { state in
+            guard case .running(let run, let url) = state else { return nil }
             state = .idle
-            return (task, url)
+            return (run, url)
         }
-        guard let (task, url) = running else { return }
-        task.cancel()
-        _ = await task.result
+        guard let (run, url) = running else { return }
+        await run.stop(url: url)
         // The service returns before its listening socket is closed: until it is, a client that connects is
         // accepted and then reset instead of refused. Stopped means nothing answers any more (on two loaded cores
         // that has taken more than 2 s).

@@ -1,6 +1,9 @@
 import DemoLibrary
 import Foundation
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite struct ServerLifecycleTests {
     @Test func manyServersStartAndStop() async throws {
@@ -29,6 +32,52 @@ import Testing
         #expect(try await HTTPTestClient.get(again).status == 200)
         await server.stop()
         await server.stop()
+    }
+
+    /// Stopping a server while clients keep connecting: the connections accepted but not yet served when it stops
+    /// are served or closed. Cancelling the serving task then crashed the whole process in SwiftNIO ("Deinited
+    /// NIOAsyncWriter without calling finish()"), once in a few runs of the suite.
+    @Test func stoppingWhileClientsConnectEndsCleanly() async throws {
+        for _ in 0..<25 {
+            let server = DemoLibraryServer()
+            let url = try await server.start()
+            let port = UInt16(url.port ?? 0)
+            // On a thread of its own: the connecting blocks.
+            async let connected = withCheckedContinuation { continuation in
+                Thread.detachNewThread { continuation.resume(returning: Self.connectRepeatedly(port: port, for: 0.3)) }
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 5...60)))
+            await server.stop()
+            #expect(await connected > 0)
+            #expect(server.baseURL == nil)
+        }
+    }
+
+    /// Opens connections to 127.0.0.1:`port` one after another for `seconds`, each sending a request and closed
+    /// at once; how many connected.
+    private static func connectRepeatedly(port: UInt16, for seconds: Double) -> Int {
+        let deadline = Date().addingTimeInterval(seconds)
+        var connected = 0
+        let request = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        while Date() < deadline {
+            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            guard socket >= 0 else { continue }
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            if result == 0 {
+                connected += 1
+                _ = send(socket, request, request.count, Int32(MSG_NOSIGNAL))
+            }
+            close(socket)
+        }
+        return connected
     }
 
     @Test func busyPortIsReported() async throws {

@@ -16,7 +16,7 @@ final class DocumentServer: Sendable {
     private let documents: [String: Document]
     /// Origins (`https://host`) whose links are rewritten to this server.
     private let origins: [String]
-    private let state = Mutex<(base: String?, requests: [String], task: Task<Void, any Error>?)>((nil, [], nil))
+    private let state = Mutex<(base: String?, requests: [String], run: GracefulRun?)>((nil, [], nil))
 
     init(documents: [String: Document], origins: [String]) {
         self.documents = documents
@@ -40,7 +40,7 @@ final class DocumentServer: Sendable {
                 status: .ok, headers: [.contentType: document.contentType], body: .init(byteBuffer: ByteBuffer(string: text)))
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        // Quiet: stopping cancels open connections, which Hummingbird would otherwise log as errors.
+        // Quiet: a connection cut short by stopping would otherwise be logged as an error.
         var logger = Logger(label: "shelf-tests-documents")
         logger.logLevel = .critical
         let app = Application(
@@ -50,26 +50,23 @@ final class DocumentServer: Sendable {
                 continuation.finish()
             },
             logger: logger)
-        let task = Task {
-            defer { continuation.finish() }
-            try await app.run()
-        }
+        // Stopped gracefully, never cancelled while it may have a connection accepted (see `GracefulRun`).
+        let run = GracefulRun(app, logger: logger) { continuation.finish() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw DocumentServerError() }
         let base = "http://127.0.0.1:\(port)"
         state.withLock {
             $0.base = base
-            $0.task = task
+            $0.run = run
         }
         return URL(string: base + "/")!
     }
 
     /// Stops listening; returns once nothing answers on the port.
     func stop() async {
-        let (task, base) = state.withLock { ($0.task, $0.base) }
-        task?.cancel()
-        _ = await task?.result
+        let (run, base) = state.withLock { ($0.run, $0.base) }
         if let base, let url = URL(string: base) {
+            await run?.stop(url: url)
             let deadline = ContinuousClock.now + .seconds(2)
             while Loopback.isListening(url), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
         }

@@ -1,0 +1,68 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// A Hummingbird application served in a service group of its own, which `stop()` shuts down gracefully.
+///
+/// Cancelling the task that serves an application while a connection has been accepted but not yet handed to its
+/// handler crashes the whole process in SwiftNIO ("Deinited NIOAsyncWriter without calling finish()",
+/// apple/swift-nio#3481); a test suite that starts and stops hundreds of servers met it now and then. A graceful
+/// shutdown closes the listening socket first and serves every connection already accepted.
+public final class GracefulRun: Sendable {
+    private let group: ServiceGroup
+    private let task: Task<Void, any Error>
+    private let ended: Flag
+
+    /// Starts serving `application` at once; `whenEnded` runs when serving ends, however it ends.
+    public init(_ application: some ApplicationProtocol, logger: Logger, whenEnded: @escaping @Sendable () -> Void = {}) {
+        let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
+        let ended = Flag()
+        self.group = group
+        self.ended = ended
+        task = Task {
+            defer {
+                whenEnded()
+                ended.set()
+            }
+            try await group.run()
+        }
+    }
+
+    /// How serving ended, once it has.
+    public var result: Result<Void, any Error> {
+        get async { await task.result }
+    }
+
+    /// Stops serving gracefully and returns once it has ended.
+    ///
+    /// A response still being sent to a client that keeps reading (a slow drip) is given `patience`; then the
+    /// serving task is cancelled, but only once nothing listens at `url` any more and a moment has passed for the
+    /// connections accepted before that to be handed over: cancelling earlier is what crashed.
+    public func stop(url: URL, patience: Duration = .seconds(10)) async {
+        await group.triggerGracefulShutdown()
+        guard !(await ended(within: patience)) else { return }
+        let closing = ContinuousClock.now + .seconds(10)
+        while Loopback.isListening(url), ContinuousClock.now < closing { try? await Task.sleep(for: .milliseconds(20)) }
+        guard !(await ended(within: .seconds(1))) else { return }
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// Whether serving ends within `duration`.
+    private func ended(within duration: Duration) async -> Bool {
+        let deadline = ContinuousClock.now + duration
+        while !ended.isSet, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+        return ended.isSet
+    }
+}
+
+/// A flag that is set once and read from any thread.
+final class Flag: Sendable {
+    private let value = Mutex(false)
+
+    var isSet: Bool { value.withLock { $0 } }
+
+    func set() { value.withLock { $0 = true } }
+}
