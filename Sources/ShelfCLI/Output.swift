@@ -22,7 +22,6 @@ package enum Output {
         print(text, terminator: "")
     }
 
-
     package static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

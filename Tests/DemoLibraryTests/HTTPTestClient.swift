@@ -49,10 +49,10 @@ enum HTTPTestClient {
         }
     }
 
-    private static func exchange(_ request: [UInt8], port: UInt16) throws -> RawResponse {
+    /// A socket connected to 127.0.0.1:`port`, whose reads wait at most 30 s for the next bytes; the caller closes it.
+    static func connectedSocket(port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket failed") }
-        defer { close(fd) }
         // A wait for the next bytes, not a bound on the server: under the full suite on two cores a large body
         // (the hostile-annotation cases) has taken over 10 s to arrive.
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
@@ -66,7 +66,17 @@ enum HTTPTestClient {
                 connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
             }
         }
-        guard connected == 0 else { throw Failure(description: "connect failed: errno \(errno)") }
+        guard connected == 0 else {
+            let failure = Failure(description: "connect failed: errno \(errno)")
+            close(fd)
+            throw failure
+        }
+        return fd
+    }
+
+    private static func exchange(_ request: [UInt8], port: UInt16) throws -> RawResponse {
+        let fd = try connectedSocket(port: port)
+        defer { close(fd) }
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }

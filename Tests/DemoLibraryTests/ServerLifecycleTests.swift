@@ -60,21 +60,9 @@ import Glibc
         var connected = 0
         let request = Array("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         while Date() < deadline {
-            let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            guard socket >= 0 else { continue }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
-            if result == 0 {
-                connected += 1
-                _ = send(socket, request, request.count, Int32(MSG_NOSIGNAL))
-            }
+            guard let socket = try? HTTPTestClient.connectedSocket(port: port) else { continue }
+            connected += 1
+            _ = send(socket, request, request.count, Int32(MSG_NOSIGNAL))
             close(socket)
         }
         return connected

@@ -25,14 +25,28 @@ struct ListPrinter {
          edition.circulation]
     }
 
-    func printTable() throws {
-        let output = BlockOutput()
-        defer { output.flush() }
-        let write = self.write ?? output.write
-        func emit(_ text: String) {
+    /// Where a printer's bytes go.
+    private struct Sink {
+        let write: (UnsafeRawBufferPointer) -> Void
+
+        func text(_ text: String) {
             var text = text
             text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
         }
+    }
+
+    /// Runs `body` with `write`, or with standard output in blocks (flushed once `body` returns or throws).
+    private func withSink(_ body: (Sink) throws -> Void) rethrows {
+        let output = BlockOutput()
+        defer { output.flush() }
+        try body(Sink(write: write ?? output.write))
+    }
+
+    func printTable() throws {
+        try withSink { sink in try printTable(to: sink) }
+    }
+
+    private func printTable(to sink: Sink) throws {
         var layout = TableLayout(header: Self.header)
         // Each row's bytes, made in the same buffer every time.
         var line: [UInt8] = []
@@ -49,34 +63,29 @@ struct ListPrinter {
                     measured.id, measured.title, measured.authors, measured.kind, measured.state, measured.progress,
                 ])
                 layout.fit(to: width)
-                emit(Output.bold(layout.render(Self.header)) + "\n")
+                sink.text(Output.bold(layout.render(Self.header)) + "\n")
                 fitted = true
             }
             line.removeAll(keepingCapacity: true)
             layout.render(Self.cells(edition), into: &line)
             line.append(UInt8(ascii: "\n"))
-            line.withUnsafeBytes(write)
+            line.withUnsafeBytes(sink.write)
         }
         if rows == 0 && !quiet {
-            emit((library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.") + "\n")
+            sink.text((library.lastSyncOKAt == nil ? "Nothing yet: run `shelf sync`." : "No titles match.") + "\n")
         }
     }
 
     /// `list --json`: a JSON array written an element at a time, the same bytes `Output.json` writes for the whole
     /// array.
     func printJSON() throws {
-        let output = BlockOutput()
-        defer { output.flush() }
-        let write = self.write ?? output.write
-        func emit(_ text: String) {
-            var text = text
-            text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        try withSink { sink in
+            var array = JSONArrayWriter(write: sink.text)
+            try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
+                array.append(element: "  " + SummaryJSON.element(edition))
+            }
+            array.finish()
         }
-        var array = JSONArrayWriter(write: emit)
-        try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
-            array.append(element: "  " + SummaryJSON.element(edition))
-        }
-        array.finish()
     }
 }
 
