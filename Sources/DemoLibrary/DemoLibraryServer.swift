@@ -85,7 +85,8 @@ public final class DemoLibraryServer: Sendable {
         return url
     }
 
-    /// Stops listening and closes open connections; safe to call when not running.
+    /// Stops listening, serves or closes open connections, and returns once nothing answers; safe to call when not
+    /// running.
     public func stop() async {
         let running: (GracefulRun, URL)? = lifecycle.withLock { state in
             guard case .running(let run, let url) = state else { return nil }
@@ -94,11 +95,6 @@ public final class DemoLibraryServer: Sendable {
         }
         guard let (run, url) = running else { return }
         await run.stop(url: url)
-        // The service returns before its listening socket is closed: until it is, a client that connects is
-        // accepted and then reset instead of refused. Stopped means nothing answers any more (on two loaded cores
-        // that has taken more than 2 s).
-        let deadline = ContinuousClock.now + .seconds(10)
-        while Loopback.isListening(url), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
     /// Serves until SIGINT or SIGTERM (or until the task is cancelled), calling `onListening` with the root URL once

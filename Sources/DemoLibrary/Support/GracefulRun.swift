@@ -35,19 +35,30 @@ public final class GracefulRun: Sendable {
         get async { await task.result }
     }
 
-    /// Stops serving gracefully and returns once it has ended.
+    /// Stops serving gracefully and returns once it has ended and nothing answers at `url` any more.
     ///
     /// A response still being sent to a client that keeps reading (a slow drip) is given `patience`; then the
     /// serving task is cancelled, but only once nothing listens at `url` any more and a moment has passed for the
     /// connections accepted before that to be handed over: cancelling earlier is what crashed.
     public func stop(url: URL, patience: Duration = .seconds(10)) async {
         await group.triggerGracefulShutdown()
-        guard !(await ended(within: patience)) else { return }
-        let closing = ContinuousClock.now + .seconds(10)
-        while Loopback.isListening(url), ContinuousClock.now < closing { try? await Task.sleep(for: .milliseconds(20)) }
-        guard !(await ended(within: .seconds(1))) else { return }
-        task.cancel()
-        _ = await task.result
+        if !(await ended(within: patience)) {
+            await untilNothingListens(at: url)
+            if !(await ended(within: .seconds(1))) {
+                task.cancel()
+                _ = await task.result
+            }
+        }
+        // Serving returns before its listening socket is closed: until it is, a client that connects is accepted and
+        // then reset instead of refused. Stopped means nothing answers any more (on two loaded cores that has taken
+        // more than 2 s).
+        await untilNothingListens(at: url)
+    }
+
+    /// Waits, up to 10 s, until nothing listens at `url`.
+    private func untilNothingListens(at url: URL) async {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while Loopback.isListening(url), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
     }
 
     /// Whether serving ends within `duration`.

@@ -65,11 +65,7 @@ final class DocumentServer: Sendable {
     /// Stops listening; returns once nothing answers on the port.
     func stop() async {
         let (run, base) = state.withLock { ($0.run, $0.base) }
-        if let base, let url = URL(string: base) {
-            await run?.stop(url: url)
-            let deadline = ContinuousClock.now + .seconds(2)
-            while Loopback.isListening(url), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        }
+        if let base, let url = URL(string: base) { await run?.stop(url: url) }
     }
 
     struct DocumentServerError: Error {}
