@@ -58,12 +58,14 @@ public final class DemoLibraryServer: Sendable {
             state = .starting
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let app = makeApplication { port in
+        // Threads of its own: a caller that blocks Swift concurrency's few shared threads cannot starve it.
+        let threads = ServerThreads(name: "demo-library")
+        let app = makeApplication(eventLoopGroup: .shared(threads.eventLoopGroup)) { port in
             continuation.yield(port)
             continuation.finish()
         }
         // Stopped gracefully, never cancelled while it may have a connection accepted (see `GracefulRun`).
-        let run = GracefulRun(app, logger: Logger(label: "shelf-demo-library")) { continuation.finish() }
+        let run = GracefulRun(app, threads: threads, logger: Logger(label: "shelf-demo-library")) { continuation.finish() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else {
             lifecycle.withLock { $0 = .idle }
@@ -79,9 +81,12 @@ public final class DemoLibraryServer: Sendable {
         let url = URL(string: "http://127.0.0.1:\(port)/")!
         await state.setBaseURL(url)
         lifecycle.withLock { $0 = .running(run, url: url) }
-        // The audio is made (or read from its cache) in the background; fulfilment waits for it.
+        // The audio is made (or read from its cache) in the background, on the server's threads; fulfilment waits
+        // for it.
         let state = self.state
-        Task { try? await state.prepareAudio() }
+        Task(executorPreference: threads.executor) {
+            try? await ThreadPoolTaskExecutor.$current.withValue(threads.executor) { try await state.prepareAudio() }
+        }
         return url
     }
 
@@ -106,7 +111,7 @@ public final class DemoLibraryServer: Sendable {
         if let loadError { throw loadError }
         let state = self.state
         let listening = Listening()
-        let app = makeApplication { port in
+        let app = makeApplication(eventLoopGroup: .singleton) { port in
             listening.begin()
             let url = URL(string: "http://127.0.0.1:\(port)/")!
             await state.setBaseURL(url)
@@ -122,7 +127,7 @@ public final class DemoLibraryServer: Sendable {
     }
 
     private func makeApplication(
-        onListening: @escaping @Sendable (Int) async -> Void
+        eventLoopGroup: EventLoopGroupProvider, onListening: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let router = Router(context: DemoRequestContext.self)
         router.add(middleware: DemoStateMiddleware(state: state))
@@ -147,6 +152,7 @@ public final class DemoLibraryServer: Sendable {
             onServerRunning: { channel in
                 await onListening(channel.localAddress?.port ?? 0)
             },
+            eventLoopGroupProvider: eventLoopGroup,
             logger: logger
         )
     }

@@ -33,6 +33,17 @@ enum HTTPTestClient {
     }
 
     static func send(_ method: String, _ url: URL, headers: [String: String], body: [UInt8]?) async throws -> RawResponse {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try sendBlocking(method, url, headers: headers, body: body) })
+            }.start()
+        }
+    }
+
+    /// The same exchange, blocking the calling thread.
+    static func sendBlocking(_ method: String, _ url: URL, headers: [String: String] = [:], body: [UInt8]? = nil) throws
+        -> RawResponse
+    {
         guard let port = url.port else { throw Failure(description: "no port in \(url)") }
         var target = url.path.isEmpty ? "/" : url.path
         if url.absoluteString.split(separator: "?")[0].hasSuffix("/"), !target.hasSuffix("/") { target += "/" }
@@ -41,12 +52,7 @@ enum HTTPTestClient {
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         if let body { request += "Content-Length: \(body.count)\r\n" }
         request += "\r\n"
-        let bytes = Array(request.utf8) + (body ?? [])
-        return try await withCheckedThrowingContinuation { continuation in
-            Thread {
-                continuation.resume(with: Result { try exchange(bytes, port: UInt16(port)) })
-            }.start()
-        }
+        return try exchange(Array(request.utf8) + (body ?? []), port: UInt16(port))
     }
 
     /// A socket connected to 127.0.0.1:`port`, whose reads wait at most 30 s for the next bytes; the caller closes it.

@@ -80,8 +80,9 @@ actor DemoAudio {
     func clips() async throws -> [AudioRecipe: AudioClip] {
         if let generation { return try await generation.value }
         let directory = self.directory
-        let configured = ffmpegPath
-        let task = Task { try await Self.generate(Self.allRecipes(partSeconds: partSeconds), into: directory, ffmpeg: configured) }
+        let (configured, partSeconds) = (ffmpegPath, partSeconds)
+        // On the server's own threads when a server asked (an unstructured task does not inherit them).
+        let task = Task(executorPreference: ThreadPoolTaskExecutor.current) { try await Self.generate(Self.allRecipes(partSeconds: partSeconds), into: directory, ffmpeg: configured) }
         generation = task
         return try await task.value
     }

@@ -84,7 +84,7 @@ extension DemoAudio {
     func singleFile(_ recipe: SingleFileRecipe) async throws -> AudioClip {
         if let made = singleFiles[recipe] { return try await made.value }
         let (directory, configured) = (directory, ffmpegPath)
-        let task = Task {
+        let task = Task(executorPreference: ThreadPoolTaskExecutor.current) {
             try await Self.cached(directory.appendingPathComponent(recipe.fileName), ffmpeg: configured) { tools, scratch in
                 let metadata = directory.appendingPathComponent(".\(UUID().uuidString).ffmetadata")
                 defer { try? FileManager.default.removeItem(at: metadata) }

@@ -4,7 +4,12 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 
-/// A Hummingbird application served in a service group of its own, which `stop()` shuts down gracefully.
+/// A Hummingbird application served in a service group of its own, on threads of its own, which `stop()` shuts
+/// down gracefully.
+///
+/// The application's tasks prefer `threads`' executor and its sockets are on `threads`' event loop (the application
+/// must be made with `.shared(threads.eventLoopGroup)`), so nothing else in the process can starve it; the threads
+/// end when serving does.
 ///
 /// Cancelling the task that serves an application while a connection has been accepted but not yet handed to its
 /// handler crashes the whole process in SwiftNIO ("Deinited NIOAsyncWriter without calling finish()",
@@ -15,18 +20,27 @@ public final class GracefulRun: Sendable {
     private let task: Task<Void, any Error>
     private let ended: Flag
 
-    /// Starts serving `application` at once; `whenEnded` runs when serving ends, however it ends.
-    public init(_ application: some ApplicationProtocol, logger: Logger, whenEnded: @escaping @Sendable () -> Void = {}) {
+    /// Starts serving `application` at once on `threads`; `whenEnded` runs when serving ends, however it ends.
+    public init(
+        _ application: some ApplicationProtocol, threads: ServerThreads, logger: Logger,
+        whenEnded: @escaping @Sendable () -> Void = {}
+    ) {
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let ended = Flag()
         self.group = group
         self.ended = ended
-        task = Task {
-            defer {
-                whenEnded()
-                ended.set()
+        task = Task(executorPreference: threads.executor) {
+            let result: Result<Void, any Error>
+            do {
+                try await ThreadPoolTaskExecutor.$current.withValue(threads.executor) { try await group.run() }
+                result = .success(())
+            } catch {
+                result = .failure(error)
             }
-            try await group.run()
+            await threads.shutdown()
+            whenEnded()
+            ended.set()
+            try result.get()
         }
     }
 

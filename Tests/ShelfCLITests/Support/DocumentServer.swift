@@ -43,15 +43,18 @@ final class DocumentServer: Sendable {
         // Quiet: a connection cut short by stopping would otherwise be logged as an error.
         var logger = Logger(label: "shelf-tests-documents")
         logger.logLevel = .critical
+        // Threads of its own, as the demo library's: a test blocking the shared ones cannot starve it.
+        let threads = ServerThreads(name: "documents")
         let app = Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in
                 continuation.yield(channel.localAddress?.port ?? 0)
                 continuation.finish()
             },
+            eventLoopGroupProvider: .shared(threads.eventLoopGroup),
             logger: logger)
         // Stopped gracefully, never cancelled while it may have a connection accepted (see `GracefulRun`).
-        let run = GracefulRun(app, logger: logger) { continuation.finish() }
+        let run = GracefulRun(app, threads: threads, logger: logger) { continuation.finish() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw DocumentServerError() }
         let base = "http://127.0.0.1:\(port)"
