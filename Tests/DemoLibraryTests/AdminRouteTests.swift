@@ -2,7 +2,7 @@ import DemoLibrary
 import Foundation
 import Testing
 
-@Suite struct AdminRouteTests {
+@Suite(.timeLimit(.minutes(5))) struct AdminRouteTests {
     @Test func switchesRoundTripAsJSON() async throws {
         try await withServer { server, url in
             let set = try await HTTPTestClient.post(url.path("_demo/switches"), json: """

@@ -61,7 +61,7 @@ func postAnnotation(_ url: URL, _ json: String, headers: [String: String] = basi
                                   body: Array(json.utf8))
 }
 
-@Suite struct AnnotationTests {
+@Suite(.timeLimit(.minutes(5))) struct AnnotationTests {
     static let annotationType = #"application/ld+json; profile="http://www.w3.org/ns/anno.jsonld""#
 
     @Test func postingIdlingThenGettingShowsOne() async throws {

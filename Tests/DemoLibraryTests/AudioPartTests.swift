@@ -2,7 +2,7 @@ import DemoLibrary
 import Foundation
 import Testing
 
-@Suite struct AudioPartTests {
+@Suite(.timeLimit(.minutes(5))) struct AudioPartTests {
     @Test func validatorsAndByteRanges() async throws {
         try await withServer { _, url in
             let part = partURL(try await fulfilledManifest(url), 1)
@@ -60,7 +60,7 @@ import Testing
     }
 }
 
-@Suite struct AudioFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct AudioFaultTests {
     @Test func dropOnceThenResumeWithARange() async throws {
         try await withServer { server, url in
             let part = partURL(try await fulfilledManifest(url), 1)

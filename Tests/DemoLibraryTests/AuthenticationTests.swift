@@ -20,7 +20,7 @@ func token(_ url: URL, _ username: String = "demo", _ password: String = "1234")
     return try #require(json["access_token"] as? String)
 }
 
-@Suite struct AuthenticationTests {
+@Suite(.timeLimit(.minutes(5))) struct AuthenticationTests {
     static let saml = "http://librarysimplified.org/authtype/SAML-2.0"
 
     @Test("the authentication document offers the configured flows", arguments: [

@@ -4,7 +4,7 @@ import Testing
 
 /// What the demo serves for browsing, in Palace's markup: a groups start page, lane feeds with facets, and
 /// search through an OpenSearch description.
-@Suite struct BrowseFeedTests {
+@Suite(.timeLimit(.minutes(5))) struct BrowseFeedTests {
     @Test func theStartPageIsAGroupsFeedWithEntryPointFacetsAndSearch() async throws {
         try await withServer { _, url in
             let root = try await HTTPTestClient.get(url)

@@ -2,7 +2,7 @@ import DemoLibrary
 import Foundation
 import Testing
 
-@Suite struct CatalogFeedTests {
+@Suite(.timeLimit(.minutes(5))) struct CatalogFeedTests {
     @Test func crawlableChainReachesEveryTitleWithLinksAfterEntries() async throws {
         try await withServer { server, url in
             var next: URL? = url.path("crawlable")

@@ -33,7 +33,7 @@ func attribute(_ name: String, in text: String) -> String? {
 
 func date(_ text: String?) -> Date? { text.flatMap { ISO8601DateFormatter().date(from: $0) } }
 
-@Suite struct CirculationTests {
+@Suite(.timeLimit(.minutes(5))) struct CirculationTests {
     static let entryType = "application/atom+xml;type=entry;profile=opds-catalog"
     static let jane = "urn:uuid:7d3c0010-5a1e-4c6b-9f0e-d0c5e1f00010"
     static let moby = "urn:uuid:7d3c0004-5a1e-4c6b-9f0e-d0c5e1f00004"

@@ -2,7 +2,7 @@ import DemoLibrary
 import Foundation
 import Testing
 
-@Suite struct FaultSwitchTests {
+@Suite(.timeLimit(.minutes(5))) struct FaultSwitchTests {
     @Test(arguments: [404, 500])
     func pageFailsWithStatus(_ status: Int) async throws {
         try await withServer { server, url in

@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-@Suite struct FulfilmentTests {
+@Suite(.timeLimit(.minutes(5))) struct FulfilmentTests {
     @Test func fulfilTokenManifestAndPartsByteForByte() async throws {
         try await withServer { _, url in
             let raw = try await HTTPTestClient.get(url.path("works/\(Works.onLoan)/fulfill"), headers: basic())

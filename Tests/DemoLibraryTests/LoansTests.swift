@@ -2,7 +2,7 @@ import DemoLibrary
 import Foundation
 import Testing
 
-@Suite struct LoansTests {
+@Suite(.timeLimit(.minutes(5))) struct LoansTests {
     @Test func loansNeedBasicCredentials() async throws {
         try await withServer { _, url in
             let anonymous = try await HTTPTestClient.get(url.path("loans/"))

@@ -2,7 +2,7 @@ import DemoLibrary
 import Foundation
 import Testing
 
-@Suite struct MutationTests {
+@Suite(.timeLimit(.minutes(5))) struct MutationTests {
     /// Entity tags of every page, in order.
     func entityTags(_ url: URL, pages: Int) async throws -> [String] {
         var tags: [String] = []

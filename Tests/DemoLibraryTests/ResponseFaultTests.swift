@@ -4,7 +4,7 @@ import Testing
 
 /// The response faults of `PageFaults` (reset, understated Content-Length, slow drip, redirect loop, wrong media type,
 /// expired token) on crawlable pages, and every fault on the loans feed, the manifests and the parts.
-@Suite struct ResponseFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct ResponseFaultTests {
     @Test func resetClosesTheConnectionWithoutAnAnswer() async throws {
         try await withServer { server, url in
             await server.state.setFaults(PageFaults(reset: true), page: 2)

@@ -6,7 +6,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct ServerLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct ServerLifecycleTests {
     @Test func manyServersStartAndStop() async throws {
         try await withThrowingTaskGroup(of: Int.self) { group in
             for _ in 0..<6 {

@@ -4,7 +4,7 @@ import ShelfCore
 import Testing
 
 /// `shelf bookmarks ID [--json] [--delete N]` against the demo library.
-@Suite(.serialized) struct BookmarksCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BookmarksCLITests {
     private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
     private let phone = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa"
 

@@ -16,7 +16,7 @@ extension ShelfRunner {
 
 /// `shelf browse` and `shelf search` against the demo library, which serves its start page as Palace does: a
 /// groups feed of lanes with entry-point facets, lane feeds with sort and availability facets, OpenSearch.
-@Suite(.serialized) struct BrowseCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BrowseCLITests {
     @Test func theStartPageListsLanesAndFacetsWithTheActiveOneMarked() async throws {
         let fixture = try await CLIFixture()
         let text = try await fixture.shelf.run(["browse"])

@@ -100,6 +100,18 @@ final class CLIFixture: @unchecked Sendable {
         await server.stop()
         shelf.cleanUp()
     }
+
+    /// Runs `body` with a new fixture and finishes it once `body` has ended, however it ended.
+    static func with(_ body: (CLIFixture) async throws -> Void) async throws {
+        let fixture = try await CLIFixture()
+        do {
+            try await body(fixture)
+        } catch {
+            await fixture.finish()
+            throw error
+        }
+        await fixture.finish()
+    }
 }
 
 extension CLIFixture {
@@ -141,7 +153,7 @@ extension CLIFixture {
     }
 }
 
-@Suite(.serialized) struct CLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CLITests {
     @Test func syncPrintsOneSummaryLineAndListShowsTheTitles() async throws {
         let fixture = try await CLIFixture()
         let sync = try await fixture.shelf.run(["sync"])

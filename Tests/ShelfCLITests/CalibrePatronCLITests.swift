@@ -5,7 +5,7 @@ import Testing
 
 /// The whole path a patron takes with calibre's content server behind HTTP Basic: from the root URL to listening to
 /// an mp3 and an ogg with the chapters inside them, and to one m4b of each for any other player.
-@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage))
+@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage), .timeLimit(.minutes(5)))
 struct CalibrePatronCLITests {
     @Test func fromTheRootURLToListeningAndExportingBehindASignIn() async throws {
         let server = try await CalibreServer.start(auth: .basic)

@@ -4,7 +4,7 @@ import Testing
 
 /// calibre's content server, read with shelf's own HTTP client and parsers: the shapes the patron tests
 /// build on (a navigation root, single-file acquisitions, HTTP sign-in) are what calibre really serves.
-@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage))
+@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage), .timeLimit(.minutes(5)))
 struct CalibreServerTests {
     private func feed(_ url: URL) throws -> (OPDSFeedInfo, [OPDSEntry]) {
         let response = try HTTPClient().request(url, headers: ["Accept": FeedDocument.accept])

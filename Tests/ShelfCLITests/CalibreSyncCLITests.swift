@@ -3,7 +3,7 @@ import ShelfCore
 import Testing
 
 /// A patron adds calibre's content server by its root URL and syncs: the crawl reaches every book once.
-@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage))
+@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage), .timeLimit(.minutes(5)))
 struct CalibreSyncCLITests {
     private struct Listed: Decodable {
         var id: String

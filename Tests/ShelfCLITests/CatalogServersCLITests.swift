@@ -4,7 +4,7 @@ import Testing
 
 /// `shelf browse` and `shelf search` against calibre's content server, as a patron meets it: a navigation root,
 /// a search template written in the root's link, books as single files.
-@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage))
+@Suite(.serialized, .enabled(if: CalibreServer.isInstalled, CalibreServer.skipMessage), .timeLimit(.minutes(5)))
 struct CalibreBrowseCLITests {
     @Test func browseTheSectionsGoIntoOneAndSearch() async throws {
         let server = try await CalibreServer.start()
@@ -48,7 +48,7 @@ struct CalibreBrowseCLITests {
 
 /// Real Palace documents (../shared/fixtures-real) served on loopback with their hosts rewritten: a groups feed
 /// with lanes and entry-point facets, and a lane's acquisition feed with sort, availability and collection facets.
-@Suite(.serialized, .enabled(if: PalaceFixtures.available, "../shared/fixtures-real is absent; the Palace browse tests are skipped"))
+@Suite(.serialized, .enabled(if: PalaceFixtures.available, "../shared/fixtures-real is absent; the Palace browse tests are skipped"), .timeLimit(.minutes(5)))
 struct PalaceBrowseCLITests {
     @Test func aGroupsFeedShowsItsLanesAndFacetsAndALaneItsBooks() async throws {
         let groups = PalaceFixtures.file("opds/minotaur-20231113.xml")

@@ -3,7 +3,7 @@ import Foundation
 import ShelfCore
 import Testing
 
-@Suite(.serialized) struct CirculationCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CirculationCLITests {
     /// Signs the runner in as the demo patron.
     private func login(_ fixture: CLIFixture, pin: String = "1234") async throws -> ShelfRunner.Result {
         try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: pin + "\n")
@@ -119,7 +119,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct BorrowReserveReturnTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct BorrowReserveReturnTests {
     private func signedIn(_ configuration: DemoConfiguration = DemoConfiguration()) async throws -> CLIFixture {
         let fixture = try await CLIFixture(configuration: configuration)
         _ = try await fixture.shelf.run(["sync", "--quiet"])
@@ -309,7 +309,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct LoanLifecycleTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LoanLifecycleTests {
     @Test func aLoanReturnedElsewhereClearsItsFilesAndALoanDueSoonIsReported() async throws {
         var configuration = DemoConfiguration()
         configuration.loanDuration = 2 * 86_400
@@ -352,7 +352,7 @@ import Testing
     }
 }
 
-@Suite(.serialized) struct MultipleLibraryTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct MultipleLibraryTests {
     @Test func eachLibraryHasItsOwnSignInAndShelf() async throws {
         let first = try await CLIFixture()
         let second = DemoLibraryServer(configuration: DemoConfiguration(libraryName: "Second Library"))

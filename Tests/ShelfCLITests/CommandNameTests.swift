@@ -5,7 +5,7 @@ import Testing
 /// Every command names itself. Without a `commandName`, ArgumentParser derives the name from
 /// `String(describing: Self.self)` when it builds the command tree, and each such call scans the program's every
 /// protocol conformance: a sixth of `shelf --version`'s time before the commands were named.
-@Suite struct CommandNameTests {
+@Suite(.timeLimit(.minutes(5))) struct CommandNameTests {
     @Test func everyCommandHasAnExplicitName() {
         var unnamed: [String] = []
         var names: [String] = []

@@ -4,7 +4,7 @@ import ShelfCore
 import Testing
 
 /// The unattended life end to end: `shelf sync --quiet` as cron runs it, three times, while the library changes.
-@Suite(.serialized) struct CronCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct CronCLITests {
     static let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
     static let secretGarden = "urn:uuid:7d3c000a-5a1e-4c6b-9f0e-d0c5e1f0000a"
     static let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"

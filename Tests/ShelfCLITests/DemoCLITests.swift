@@ -4,7 +4,7 @@ import ShelfCore
 import Testing
 
 /// `shelf demo`: the demo library started beside shelf, synced into the patron's store, and stopped again.
-@Suite(.serialized) struct DemoCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct DemoCLITests {
     /// The demo library's root URL in what `shelf demo` printed.
     static func url(in text: String) -> URL? {
         guard let range = text.range(of: #"http://127\.0\.0\.1:\d+/"#, options: .regularExpression) else { return nil }

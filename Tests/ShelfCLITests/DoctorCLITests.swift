@@ -5,7 +5,7 @@ import Testing
 @testable import ShelfCLI
 
 /// `shelf doctor` against the demo library: all ok, then each problem named with its fix.
-@Suite(.serialized) struct DoctorCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct DoctorCLITests {
     /// The demo library signed in, and an environment with a dummy audio device and no schedule.
     private func prepared() async throws -> (CLIFixture, [String: String], URL) {
         let fixture = try await CLIFixture()

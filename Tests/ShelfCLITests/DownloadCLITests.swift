@@ -3,7 +3,7 @@ import Foundation
 import ShelfCore
 import Testing
 
-@Suite(.serialized) struct DownloadCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct DownloadCLITests {
     private func ready() async throws -> CLIFixture {
         let fixture = try await CLIFixture()
         try await fixture.signIn()

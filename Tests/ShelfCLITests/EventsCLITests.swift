@@ -4,7 +4,7 @@ import ShelfCore
 import Testing
 
 /// Unattended syncs: each event told once, the download policy, follows.
-@Suite(.serialized) struct EventsCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct EventsCLITests {
     static let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
     static let secretGarden = "urn:uuid:7d3c000a-5a1e-4c6b-9f0e-d0c5e1f0000a"
     static let frankenstein = "urn:uuid:7d3c0003-5a1e-4c6b-9f0e-d0c5e1f00003"

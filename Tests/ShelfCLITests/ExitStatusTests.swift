@@ -5,7 +5,7 @@ import Testing
 @testable import ShelfCLI
 
 /// One table of exit statuses, the man page made from it, and failures under --json as JSON objects.
-@Suite(.serialized) struct ExitStatusTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ExitStatusTests {
     @Test func everyExitStatusIsInTheTableOnceAndTheTableHasNoOther() {
         let documented = ExitStatusTable.rows.map(\.0)
         #expect(Set(documented) == Set(ShelfExit.allCases))

@@ -7,7 +7,7 @@ import Testing
 
 /// `shelf export` as a patron runs it: the real binaries, the demo library on loopback, FFmpeg writing the m4b and
 /// ffprobe reading it back.
-@Suite(.serialized) struct ExportCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ExportCLITests {
     /// A signed-in patron with the demo's manifest audiobooks in the catalog; Pride and Prejudice (open access,
     /// MP3 parts) downloaded when asked.
     private func ready(download: Bool = true) async throws -> CLIFixture {

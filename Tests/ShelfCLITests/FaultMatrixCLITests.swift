@@ -23,7 +23,7 @@ import Testing
 /// manifest by what it is and keeps a part's bytes as the server sent them, as a mislabelling server needs.
 ///
 /// The cells are independent (each has its own demo library and home), so they run in parallel.
-@Suite struct FaultMatrixCLITests {
+@Suite(.timeLimit(.minutes(5))) struct FaultMatrixCLITests {
     /// A fault a server can show, as the demo library's switch that makes it.
     enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case serverError = "500"

@@ -3,7 +3,7 @@ import ShelfCore
 import Testing
 
 /// A catalog page past one of shelf's input limits, served on loopback, as `shelf sync` meets it.
-@Suite("Input limits through the CLI")
+@Suite("Input limits through the CLI", .timeLimit(.minutes(5)))
 struct InputLimitsCLITests {
     /// A feed of two audiobooks; `extra` goes into the second entry.
     private func feed(firstTitle: String, extra: String = "") -> String {

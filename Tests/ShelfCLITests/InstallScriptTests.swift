@@ -5,7 +5,7 @@ import Testing
 /// Scripts/install into a scratch prefix: the programs, `man shelf`, the completions; then --uninstall leaves
 /// the prefix without a file of shelf's. It installs the executables the tests run (--bin-path): the script's own
 /// release build takes minutes on two cores.
-@Suite(.serialized) struct InstallScriptTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct InstallScriptTests {
     private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

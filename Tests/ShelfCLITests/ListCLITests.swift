@@ -5,7 +5,7 @@ import Testing
 
 /// `shelf list` streams its rows, writes valid JSON as it goes, and fits its table to the terminal measuring wide
 /// and combining characters.
-@Suite(.serialized) struct ListCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ListCLITests {
     /// "Shōgun" with its ō as o + a combining macron (7 scalars, 6 columns) and a title of wide characters.
     static let rows = [
         ["04377e87", "Sho\u{304}gun", "James Clavell", "audiobook", "New", "new", "available, 1 of 2 copies"],

@@ -6,7 +6,7 @@ import Testing
 
 /// `shelf listen` as a patron runs it: the real binary, the demo library on loopback, FFmpeg decoding the parts
 /// the demo made, and SDL's disk driver writing what would be heard to a file, in real time.
-@Suite(.serialized) struct ListenCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ListenCLITests {
     static let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
     static let bytesPerSecond = 44_100 * 4
 

@@ -9,7 +9,7 @@ import Glibc
 
 /// `shelf listen` while the title downloads, and the title's files taken away while it plays: the real binary, the
 /// demo library on loopback with its throttling switches, SDL's dummy driver.
-@Suite(.serialized) struct ListenDownloadCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ListenDownloadCLITests {
     static let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
     static let dummy = ["SDL_AUDIODRIVER": "dummy"]
 

@@ -5,7 +5,7 @@ import Testing
 
 /// The full-screen player's window and job control, typed at through tmux: the real binary, the demo library on
 /// loopback, SDL's disk driver.
-@Suite(.serialized) struct ListenKeysCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ListenKeysCLITests {
     /// A signed-in patron with Sherlock downloaded: four parts of 10 s.
     private func ready() async throws -> CLIFixture {
         let fixture = try await CLIFixture(configuration: DemoConfiguration(pageSize: 5, partCount: 4, partSeconds: 10))

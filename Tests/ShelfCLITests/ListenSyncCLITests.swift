@@ -4,7 +4,7 @@ import ShelfCore
 import Testing
 
 /// The real player while another device moves on: positions pulled while playing, offered and never jumped to.
-@Suite(.serialized) struct ListenSyncCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ListenSyncCLITests {
     private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
 
     /// A second device posts a position far ahead while `shelf listen --no-ui` plays: the pull a minute in finds it,

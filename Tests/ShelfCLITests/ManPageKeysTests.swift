@@ -3,7 +3,7 @@ import Testing
 
 /// The committed man pages, as `man` shows them: the key symbols of `shelf listen`'s help survive generate-manual
 /// (which drops every character that is not ASCII; `Scripts/man` writes them as groff escapes).
-@Suite struct ManPageKeysTests {
+@Suite(.timeLimit(.minutes(5))) struct ManPageKeysTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 

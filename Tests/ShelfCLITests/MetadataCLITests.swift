@@ -6,7 +6,7 @@ import Testing
 @testable import ShelfCLI
 
 /// Duration and series in `show`, `list --json` and `list --series`; an OPDS 2 catalog from the command line.
-@Suite(.serialized) struct MetadataCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct MetadataCLITests {
     @Test func listFiltersBySeriesAndCarriesDurationAndSeriesInJSON() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["sync", "--quiet"])

@@ -5,7 +5,7 @@ import Testing
 
 /// `shelf listen` driven over MPRIS as a desktop drives it: the real binary on a private session bus the test starts,
 /// with `playerctl`, the demo library on loopback and SDL's disk driver.
-@Suite(.serialized) struct MprisCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct MprisCLITests {
     static var isAvailable: Bool {
         ["/usr/bin/dbus-daemon", "/usr/bin/playerctl", "/usr/bin/dbus-send", "/usr/bin/dbus-monitor"].allSatisfy {
             FileManager.default.isExecutableFile(atPath: $0)

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// `shelf sync` crawling navigation roots served by a loopback maze: loops, bounds, 304s, roots that lead nowhere.
-@Suite(.serialized) struct NavigationCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct NavigationCLITests {
     private struct Listed: Decodable {
         var id: String
         var title: String
@@ -256,16 +256,16 @@ import Testing
     }
 
     @Test func thePalaceDemoIsDescribedAsACrawlableFeedWithItsSignIn() async throws {
-        let fixture = try await CLIFixture()
-        defer { Task { await fixture.finish() } }
-        let shelf = ShelfRunner()
-        defer { shelf.cleanUp() }
-        let added = try await shelf.run(["library", "add", "demo", fixture.url.absoluteString])
-        #expect(added.status == 0, "\(added.stderr)")
-        let line = try #require(added.stdout.split(separator: "\n").first)
-        #expect(line.hasPrefix("OPDS 1 acquisition feed"))
-        #expect(line.contains("crawlable feed: yes"))
-        #expect(line.hasSuffix("sign-in: Authentication for OPDS (basic, basic token)"))
+        try await CLIFixture.with { fixture in
+            let shelf = ShelfRunner()
+            defer { shelf.cleanUp() }
+            let added = try await shelf.run(["library", "add", "demo", fixture.url.absoluteString])
+            #expect(added.status == 0, "\(added.stderr)")
+            let line = try #require(added.stdout.split(separator: "\n").first)
+            #expect(line.hasPrefix("OPDS 1 acquisition feed"))
+            #expect(line.contains("crawlable feed: yes"))
+            #expect(line.hasSuffix("sign-in: Authentication for OPDS (basic, basic token)"))
+        }
     }
 }
 

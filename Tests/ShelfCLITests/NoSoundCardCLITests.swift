@@ -5,7 +5,7 @@ import Testing
 
 /// `shelf listen` on a computer with no sound card at all (this test machine): ALSA, which SDL loads itself, would
 /// print its own errors ("ALSA lib confmisc.c:… cannot find card '0'") before shelf's one line.
-@Suite struct NoSoundCardCLITests {
+@Suite(.timeLimit(.minutes(5))) struct NoSoundCardCLITests {
     /// Whether ALSA has no card here: /proc/asound lists none.
     static var noSoundCard: Bool {
         let cards = (try? String(contentsOfFile: "/proc/asound/cards", encoding: .utf8)) ?? ""

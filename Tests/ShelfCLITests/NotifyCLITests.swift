@@ -106,7 +106,7 @@ final class NotificationBus: @unchecked Sendable {
     }
 }
 
-@Suite(.serialized) struct NotifyCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct NotifyCLITests {
     /// gdbus (not notify-send) on PATH, and the private bus.
     private func environment(_ bus: NotificationBus) -> [String: String] {
         ["DBUS_SESSION_BUS_ADDRESS": bus.address, "PATH": "/usr/bin:/bin"]

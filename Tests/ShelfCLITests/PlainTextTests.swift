@@ -6,7 +6,7 @@ import Testing
 
 /// `shelf show` turns a description's HTML into text in one pass (`PlainText.fromHTML`); these check it against the
 /// regular expressions it replaced, on hand-made HTML and on every description of the real Palace documents.
-@Suite struct PlainTextTests {
+@Suite(.timeLimit(.minutes(5))) struct PlainTextTests {
     /// The former implementation, with its entities decoded in a fixed order (`&amp;` last, so that it decodes each
     /// entity once, as the scanner does; its dictionary order used to vary from run to run).
     static func byExpressions(_ html: String) -> String {

@@ -5,7 +5,7 @@ import Testing
 
 /// FFmpeg and SDL2 are opened with dlopen when `shelf listen` starts (Sources/CPlaybackLoader), not linked: every
 /// other command runs without them, and a broken installation of either is one line naming it, not a crash.
-@Suite struct PlaybackLibrariesCLITests {
+@Suite(.timeLimit(.minutes(5))) struct PlaybackLibrariesCLITests {
     /// The libraries `shelf` itself needs to start, from `ldd`.
     static func linkedLibraries(of program: String) throws -> String {
         let ldd = Process()

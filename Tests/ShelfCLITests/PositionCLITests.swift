@@ -3,22 +3,26 @@ import Foundation
 import ShelfCore
 import Testing
 
-@Suite(.serialized) struct PositionCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct PositionCLITests {
     private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
 
     /// Saves a position as the player would, through the store in the runner's home.
-    private func play(_ fixture: CLIFixture, part: Int, seconds: Double, percent: Double) throws {
+    /// Saves a position as the player does; when it was saved.
+    @discardableResult
+    private func play(_ fixture: CLIFixture, part: Int, seconds: Double, percent: Double) throws -> Date {
         let store = try Store(home: Home(directory: fixture.shelf.home))
         let rowID = try store.resolveEdition("7d3c0002", in: try store.library(named: "demo"))
+        let now = Date()
         try store.savePosition(
             ListeningPosition(part: part, seconds: seconds, readingOrderItem: "\(part + 1).mp3", device: try store.deviceID(),
-                              deviceName: nil, at: Date()),
+                              deviceName: nil, at: now),
             of: rowID, percent: percent, finished: false)
+        return now
     }
 
     @Test func syncPushesThePositionAndPositionListsEveryDevice() async throws {
         let fixture = try await CLIFixture.withSherlockDownloaded()
-        try play(fixture, part: 1, seconds: 2, percent: 43)
+        let played = try play(fixture, part: 1, seconds: 2, percent: 43)
         let list = try await fixture.shelf.run(["list"])
         #expect(list.stdout.split(separator: "\n")[0].contains("PROGRESS"))
         #expect(list.stdout.split(separator: "\n").contains { $0.contains("Sherlock") && $0.contains("43%") })
@@ -34,7 +38,7 @@ import Testing
 
         try await fixture.server.state.postAnnotation(
             username: "demo", workID: sherlock, motivation: .idling, readingOrderItem: "3.mp3", offsetMilliseconds: 1_500,
-            device: "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa", time: Date().addingTimeInterval(-30))
+            device: "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa", time: played.addingTimeInterval(-30))
         let json = try await fixture.shelf.run(["position", "7d3c0002", "--json"])
         #expect(json.status == 0, "\(json.stderr)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
@@ -42,7 +46,8 @@ import Testing
         #expect(object["consumption"] as? String == "in-progress" && object["pendingPush"] as? Bool == false)
         let devices = try #require(object["devices"] as? [[String: Any]])
         #expect(devices.count == 2)
-        // Newest first: this computer played a moment ago, the other device half a minute ago.
+        // Newest first: the other device played half a minute before this computer (however long the steps between
+        // took: a time relative to now put it first once they took over 30 s on a loaded machine).
         #expect(devices.map { $0["thisDevice"] as? Bool } == [true, false])
         let other = try #require(devices.last)
         #expect(other["device"] as? String == "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000aa")

@@ -4,7 +4,7 @@ import ShelfCore
 import Testing
 
 /// Recovering by itself: interrupted downloads, a full disk, a server that keeps failing, a server that overstates.
-@Suite(.serialized) struct RecoveryCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct RecoveryCLITests {
     private let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
 
     private func ready() async throws -> CLIFixture {

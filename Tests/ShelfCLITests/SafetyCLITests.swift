@@ -5,7 +5,7 @@ import Testing
 
 /// Removing a library, credentials bound to the URL they were given for, the card number kept out of argv, and
 /// the empty-catalog guard across a 304.
-@Suite(.serialized) struct SafetyCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SafetyCLITests {
     private func credentialsFile(_ fixture: CLIFixture) -> URL {
         fixture.shelf.home.appendingPathComponent("credentials/demo.json")
     }

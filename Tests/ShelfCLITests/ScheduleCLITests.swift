@@ -5,7 +5,7 @@ import Testing
 
 /// `shelf schedule`: the units it writes pass `systemd-analyze verify`; without a user manager it prints the
 /// crontab line and writes nothing.
-@Suite(.serialized) struct ScheduleCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ScheduleCLITests {
     /// A scratch directory, removed by the caller.
     private func scratch(_ name: String) throws -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-\(name)-\(UUID().uuidString)")

@@ -4,7 +4,7 @@ import ShelfCore
 import Testing
 
 /// Plain HTTP sign-in against calibre's content server (Basic and Digest), and what 401, 403 and 404 say.
-@Suite(.serialized) struct SignInCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SignInCLITests {
     // MARK: statuses, against the demo library
 
     @Test func aMissingPageIsNeitherAServerErrorNorWorthRetrying() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// Single-file audiobooks as a patron gets them: the demo library offers an m4b, an mp3, an ogg and a zip of mp3s as
 /// plain downloads with no circulation markup (as calibre does); `shelf` downloads them without signing in, and
 /// `shelf listen` (real FFmpeg, SDL's disk driver) plays them with the chapters written inside the files.
-@Suite(.serialized) struct SingleFileCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SingleFileCLITests {
     static let alice = "urn:uuid:7d3c0018-5a1e-4c6b-9f0e-d0c5e1f00018"
     static let jungle = "urn:uuid:7d3c0019-5a1e-4c6b-9f0e-d0c5e1f00019"
     static let peter = "urn:uuid:7d3c001a-5a1e-4c6b-9f0e-d0c5e1f0001a"

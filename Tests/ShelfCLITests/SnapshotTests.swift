@@ -27,7 +27,7 @@ enum Snapshot {
     }
 }
 
-@Suite(.serialized) struct SnapshotTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SnapshotTests {
     @Test func listShowAndStatusOfTheDemoLibrary() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["sync", "--quiet"])
@@ -48,7 +48,7 @@ enum Snapshot {
     }
 }
 
-@Suite(.serialized) struct LargeListSnapshotTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct LargeListSnapshotTests {
     /// 100 titles (the built-in ones, then generated Palace-style works) through `shelf list` and `list --json`:
     /// the streamed printer must write what the one that gathered every row first wrote.
     @Test func listOfAHundredTitles() async throws {

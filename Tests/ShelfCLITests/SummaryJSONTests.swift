@@ -6,7 +6,7 @@ import Testing
 
 /// `shelf list --json` writes each summary by hand (`SummaryJSON`); these hold it to the bytes `Output.json` (the
 /// JSONEncoder every other `--json` uses) writes for the same array.
-@Suite struct SummaryJSONTests {
+@Suite(.timeLimit(.minutes(5))) struct SummaryJSONTests {
     /// What `Output.json` prints for the array, and what `list --json` writes for it.
     static func both(_ summaries: [EditionSummary]) throws -> (encoder: String, byHand: String) {
         let encoder = String(decoding: try Output.encoder.encode(summaries), as: UTF8.self) + "\n"

@@ -5,7 +5,7 @@ import Testing
 
 /// A sync of a large, slow catalog holds the catalog's write lock while it applies it; listening positions live
 /// where that lock never reaches, so the player and `shelf mark` save at once while it runs.
-@Suite(.serialized) struct SyncConcurrencyCLITests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct SyncConcurrencyCLITests {
     @Test func aSlowSyncNeverHoldsUpASavedPosition() async throws {
         var configuration = DemoConfiguration(pageSize: 1_000, generatedEntries: 20_000, partCount: 4)
         configuration.keepsBuiltInTitles = true

@@ -6,7 +6,7 @@ import Testing
 /// libcurl and OpenSSL's libcrypto are opened with dlopen on the first transfer or digest (Sources/CTransferLoader),
 /// not linked: the commands that stay on this computer start without their thirty-odd libraries, and a broken libcurl
 /// stops only what goes to the network, with one line naming it.
-@Suite struct TransferLibrariesCLITests {
+@Suite(.timeLimit(.minutes(5))) struct TransferLibrariesCLITests {
     @Test func shelfStartsWithoutLibcurlOrLibcrypto() throws {
         try PlaybackLibrariesCLITests.expectShelfLinksNone(of: ["libcurl", "libcrypto", "libssl", "libgnutls", "libkrb5"])
     }

@@ -21,7 +21,7 @@ private func bookmark(_ id: Int64, _ part: Int, _ seconds: Double, name: String?
 }
 
 /// Positions pulled while playing (the "another device is ahead" offer and `j`) and the bookmarks screen (`B`).
-@Suite struct ListenMachineBookmarksTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenMachineBookmarksTests {
     // MARK: Pulls
 
     @Test func theLibraryIsAskedEveryMinuteOfPlayingAndAtOnceOnResume() {

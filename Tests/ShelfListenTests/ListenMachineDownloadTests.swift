@@ -5,7 +5,7 @@ import Testing
 
 /// Playing while the title downloads: the player waits for the part it needs until its file is in place or the
 /// download gives up on that very part; the part it needs is fetched first; the files going away ends the session.
-@Suite struct ListenMachineDownloadTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenMachineDownloadTests {
     @Test func whileTheDownloadRunsThePlayerWaits() {
         var session = Harness.waitingForPartThree()
         #expect(session.tick() == [.line("Buffering: waiting for part 3 (40%)."), .fetchFirst([2, 3]), .refreshBook])

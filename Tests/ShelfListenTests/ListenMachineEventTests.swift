@@ -5,7 +5,7 @@ import Testing
 
 /// What the world tells the session besides keys and time: parts still downloading, a lost device, lengths measured
 /// from the files, warnings, the store's answers; and how the screen is kept.
-@Suite struct ListenMachineEventTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenMachineEventTests {
     @Test func bufferingIsAnnouncedOncePerPartWhileItDownloads() {
         var session = Harness.waitingForPartThree(screen: true)
         #expect(session.quietTick() == [.fetchFirst([2, 3]), .refreshBook])

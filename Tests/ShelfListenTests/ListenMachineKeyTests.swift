@@ -5,7 +5,7 @@ import Testing
 
 /// Every key in every mode, by table: what the machine asks for, the mode it is left in, and what the screen says.
 /// The session starts 15 s into the test book (chapter 2 of 5, "Chapter 1", which starts at 0:05), playing at 1×.
-@Suite struct ListenMachineKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenMachineKeyTests {
     /// Where the session is when the key comes, from where it started.
     enum Given {
         case playing, paused, finished

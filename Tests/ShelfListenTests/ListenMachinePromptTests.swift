@@ -6,7 +6,7 @@ import Testing
 
 /// The one-line prompt and the keys that use it (`g`, `b`, `F`), ↑/↓ and Ctrl-Z. The test book lasts 2:00; the
 /// session starts at 0:15, playing.
-@Suite struct ListenMachinePromptTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenMachinePromptTests {
     /// Types `text` into an open prompt, then the keys in `then`; the effects of the last key, redraw dropped.
     private func type(_ text: String, then keys: [Key] = [.enter], into session: inout Harness) -> [Effect] {
         for character in text { _ = session.key(character) }

@@ -5,7 +5,7 @@ import Testing
 
 /// MPRIS commands (media keys, playerctl) and the volume keys `9`, `0`, `m`, by table. The session starts 15 s into
 /// the test book (chapter 2 of 5, "Chapter 1", which starts at 0:05), playing at 1×.
-@Suite struct ListenMachineRemoteTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenMachineRemoteTests {
     typealias Command = ListenMachine.RemoteCommand
 
     static let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."

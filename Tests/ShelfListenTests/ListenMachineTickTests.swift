@@ -5,7 +5,7 @@ import Testing
 
 /// Time passing, by a clock that moves only when told: the save and push rules, the sleep timer, the limit, and the
 /// book's end. Without a screen, so the effects are not interleaved with redraws.
-@Suite struct ListenMachineTickTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenMachineTickTests {
     @Test func itSavesAtOnceThenEveryTwoSecondsOfTheClock() {
         // At half speed the book moves 1 s while the clock moves 2.
         var session = Harness(screen: false, speed: 0.5)

@@ -6,7 +6,7 @@ import Testing
 
 /// The player's screen at every window size: never more lines than rows, never a line wider than the columns
 /// (counted in terminal columns, the ▶ ❚ █ ░ glyphs included), and what must stay in sight does.
-@Suite struct ListenScreenLayoutTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenScreenLayoutTests {
     private func lines(_ session: Harness, rows: Int, columns: Int, skip: Double = 30) -> [String] {
         ListenScreen.lines(of: session.machine, skip: skip, rows: rows, columns: columns)
     }

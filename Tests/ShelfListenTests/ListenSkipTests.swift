@@ -4,7 +4,7 @@ import Testing
 @testable import ShelfListen
 
 /// `--skip` is kept in the positions database and used by the next session that does not give one.
-@Suite struct ListenSkipTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenSkipTests {
     @Test func aSkipGivenIsKeptAndUsedNextTime() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-skip-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -5,7 +5,7 @@ import Testing
 @testable import ShelfListen
 
 /// Where a session begins: the command line, this computer's position, or another device's, by table.
-@Suite struct StartingPointTests {
+@Suite(.timeLimit(.minutes(5))) struct StartingPointTests {
     static let saved = Date(timeIntervalSinceReferenceDate: 800_000_000)
 
     static func position(_ part: Int, _ seconds: Double, device: String = "urn:uuid:this", name: String? = nil,

@@ -2,7 +2,7 @@ import Foundation
 import ShelfPlayback
 import Testing
 
-@Suite struct AudioDecoderTests {
+@Suite(.timeLimit(.minutes(5))) struct AudioDecoderTests {
     @Test(arguments: TestAudio.formats.map(\.ext))
     func decodesDurationAndFrequency(ext: String) throws {
         let directory = try TestAudio.directory()

@@ -3,7 +3,7 @@ import ShelfPlayback
 import Testing
 
 /// Chapters read from files ffmpeg writes here, in each of the ways containers keep them.
-@Suite struct EmbeddedChaptersTests {
+@Suite(.timeLimit(.minutes(5))) struct EmbeddedChaptersTests {
     static let titles = ["The Beginning", "A Middle; with = signs", "The End"]
 
     /// Runs ffmpeg with `arguments`, writing `name` in `directory`.

@@ -2,7 +2,7 @@ import Foundation
 import ShelfPlayback
 import Testing
 
-@Suite struct M4BExporterTests {
+@Suite(.timeLimit(.minutes(5))) struct M4BExporterTests {
     private static let aac = ["-c:a", "aac", "-b:a", "64k"]
     private static let mp3 = ["-c:a", "libmp3lame", "-b:a", "32k"]
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Plays through SDL's disk driver, which writes the exact output stream to a file in real time.
 /// Serialized: the driver and its file are chosen through the environment when the device opens.
-@Suite(.serialized) struct PlayerTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct PlayerTests {
     private func diskOutput(_ file: URL) throws -> AudioOutput {
         setenv("SDL_AUDIODRIVER", "disk", 1)
         setenv("SDL_DISKAUDIOFILE", file.path, 1)

@@ -3,7 +3,7 @@ import ShelfPlayback
 import Testing
 
 /// The tempo filter's own WSOLA on signals made here: length, pitch, clicks, partials, silence, speed changes.
-@Suite struct TimeStretchTests {
+@Suite(.timeLimit(.minutes(5))) struct TimeStretchTests {
     static let stretched: [Double] = [0.5, 0.75, 1.25, 1.5, 2, 3]
 
     @Test(arguments: stretched)

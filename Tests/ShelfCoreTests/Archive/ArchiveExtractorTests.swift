@@ -3,7 +3,7 @@ import Testing
 
 @testable import ShelfCore
 
-@Suite("Archive extractor: normal archives")
+@Suite("Archive extractor: normal archives", .timeLimit(.minutes(5)))
 struct ArchiveExtractorTests {
     /// A small audiobook's worth of nested files; the parts are noise so they do not compress.
     static let book: [String: Data] = [

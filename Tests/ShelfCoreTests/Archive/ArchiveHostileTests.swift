@@ -3,7 +3,7 @@ import Testing
 
 @testable import ShelfCore
 
-@Suite("Archive extractor: hostile and corrupt archives")
+@Suite("Archive extractor: hostile and corrupt archives", .timeLimit(.minutes(5)))
 struct ArchiveHostileTests {
     /// Extracts `archive` expecting `expected`, then checks nothing was left: no destination, no staging folder.
     private func refuses(
@@ -220,7 +220,7 @@ struct ArchiveHostileTests {
     }
 }
 
-@Suite("Archive extractor: libarchive's own defences")
+@Suite("Archive extractor: libarchive's own defences", .timeLimit(.minutes(5)))
 struct ArchiveLibarchiveDefenceTests {
     @Test("with our checks bypassed, libarchive's secure flags still refuse .. and absolute names", arguments: [
         "../escaped.mp3", "/tmp/shelf-escaped.mp3",

@@ -4,7 +4,7 @@ import Testing
 
 /// Search links become URLs: OpenSearch 1.1 templates, RFC 6570 URI templates, and the description documents
 /// that hold OpenSearch templates.
-@Suite struct SearchTemplateTests {
+@Suite(.timeLimit(.minutes(5))) struct SearchTemplateTests {
     @Test(arguments: [
         // calibre writes the template in the link itself, the terms in the path.
         ("/opds/search/{searchTerms}?library_id=lib", "ben sample", "/opds/search/ben%20sample?library_id=lib"),
@@ -72,7 +72,7 @@ import Testing
 }
 
 /// How `shelf browse` paths name the items of a page.
-@Suite struct CatalogPathTests {
+@Suite(.timeLimit(.minutes(5))) struct CatalogPathTests {
     private let items = [
         CatalogItem(number: 1, kind: .navigation, title: "By Newest", href: "/n"),
         CatalogItem(number: 2, kind: .navigation, title: "By Authors", href: "/a", count: 12),

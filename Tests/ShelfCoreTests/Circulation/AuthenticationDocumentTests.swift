@@ -5,7 +5,7 @@ import Testing
 private let realAuth = PackageRoot.url.deletingLastPathComponent().appendingPathComponent("shared/fixtures-real/auth")
 private let hasRealAuth = FileManager.default.fileExists(atPath: realAuth.path)
 
-@Suite struct AuthenticationDocumentTests {
+@Suite(.timeLimit(.minutes(5))) struct AuthenticationDocumentTests {
     private func document(_ name: String) throws -> AuthenticationDocument {
         try AuthenticationDocument.parse(
             Data(contentsOf: realAuth.appendingPathComponent(name)), url: URL(string: "https://lib.example/auth")!)

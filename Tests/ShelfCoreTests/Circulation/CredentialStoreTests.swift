@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ShelfCore
 
-@Suite struct CredentialStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct CredentialStoreTests {
     @Test func savedPrivatelyAndReadBack() throws {
         let test = TestHome()
         let store = CredentialStore(home: test.home)

@@ -6,7 +6,7 @@ private let manifests = PackageRoot.url.deletingLastPathComponent().appendingPat
 private let hasManifests = FileManager.default.fileExists(atPath: manifests.path)
 private let skipMessage: Comment = "../shared/fixtures-real is absent; real manifests skipped"
 
-@Suite struct AudiobookManifestTests {
+@Suite(.timeLimit(.minutes(5))) struct AudiobookManifestTests {
     private func manifest(_ name: String) throws -> AudiobookManifest {
         try AudiobookManifest.parse(
             Data(contentsOf: manifests.appendingPathComponent(name)), url: URL(string: "https://cdn.example/books/m.json")!)

@@ -4,7 +4,7 @@ import Testing
 
 /// Single-file audiobooks, by the rules alone: which entries are audiobooks and free to take, which parts are audio,
 /// and in what order a zip's files play.
-@Suite struct SingleFileTests {
+@Suite(.timeLimit(.minutes(5))) struct SingleFileTests {
     private func entry(
         _ acquisitions: [Acquisition], additionalType: String? = nil, revoke: String? = nil
     ) -> OPDSEntry {

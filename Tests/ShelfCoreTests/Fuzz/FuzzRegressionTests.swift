@@ -4,7 +4,7 @@ import Testing
 @testable import ShelfCore
 
 /// Inputs the fuzzers (Scripts/fuzz) found shelf mishandling, each kept as a test of the fix.
-@Suite struct FuzzRegressionTests {
+@Suite(.timeLimit(.minutes(5))) struct FuzzRegressionTests {
     static func entry(_ inner: String) throws -> OPDSEntry {
         let xml = """
             <entry xmlns="http://www.w3.org/2005/Atom" xmlns:opds="http://opds-spec.org/2010/catalog"
@@ -68,7 +68,7 @@ import Testing
 }
 
 /// `Content-Range` as the downloader reads it (the `http-head` fuzzer checks the same on every head).
-@Suite struct ContentRangeTests {
+@Suite(.timeLimit(.minutes(5))) struct ContentRangeTests {
     @Test("a Content-Range is read strictly: no negative total, no signed or reversed range")
     func strict() {
         #expect(ContentRange("bytes 100-199/1000") == ContentRange(first: 100, last: 199, total: 1000))

@@ -83,7 +83,7 @@ private let table: [Row] = [
     Row(state: .clearing, event: .cleared, withoutCopy: .new, withCopy: .new),
 ]
 
-@Suite struct LifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct LifecycleTests {
     @Test func tableCoversEveryStateAndEvent() {
         let pairs = Set(table.map { "\($0.state.rawValue)/\($0.event.rawValue)" })
         #expect(pairs.count == LifecycleState.allCases.count * LifecycleEvent.allCases.count)

@@ -4,7 +4,7 @@ import Testing
 
 private let bookmarks = PackageRoot.url.deletingLastPathComponent().appendingPathComponent("shared/fixtures-real/bookmarks")
 
-@Suite struct AnnotationParsingTests {
+@Suite(.timeLimit(.minutes(5))) struct AnnotationParsingTests {
     @Test func versionTwoLocatorsAtTheTopLevelAndInsideALocatorMember() throws {
         let plain = try AudiobookLocator.parse(
             #"{"@type":"LocatorAudioBookTime","@version":2,"readingOrderItem":"part-1.mp3","readingOrderItemOffsetMilliseconds":25000}"#).get()

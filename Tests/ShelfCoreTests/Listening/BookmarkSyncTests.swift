@@ -8,7 +8,7 @@ private let sherlockID = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
 private let phone = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000bb"
 
 /// Bookmarks in the store (names, tombstones) and their sync both ways with the demo library's annotation service.
-@Suite(.serialized) struct BookmarkSyncTests {
+@Suite(.timeLimit(.minutes(5))) struct BookmarkSyncTests {
     @Test func aBookmarkNeverPushedIsRemovedAndOnePushedBecomesATombstone() async throws {
         let fixture = try await ListeningFixture(signedIn: false)
         let rowID = try fixture.rowID(sherlockID)
@@ -141,7 +141,7 @@ private let phone = "urn:uuid:5f0d6d2e-0000-4000-8000-0000000000bb"
     }
 }
 
-@Suite struct BookmarkMigrationTests {
+@Suite(.timeLimit(.minutes(5))) struct BookmarkMigrationTests {
     /// A bookmark queued before p2 still gets its server id recorded: the migration links the queued post to its row.
     @Test func bookmarksQueuedBeforeP2AreLinkedToTheirRows() throws {
         let test = TestHome()

@@ -1,7 +1,7 @@
 import Testing
 @testable import ShelfCore
 
-@Suite struct ClockTests {
+@Suite(.timeLimit(.minutes(5))) struct ClockTests {
     @Test(arguments: [
         (0.0, "0:00"), (5.9, "0:05"), (123, "2:03"), (599, "9:59"), (3_599, "59:59"), (3_600, "1:00:00"),
         (3_723, "1:02:03"), (36_000 + 61, "10:01:01"), (-4, "0:00"), (.nan, "0:00"),

@@ -22,7 +22,7 @@ final class ListeningFixture: @unchecked Sendable {
             try CredentialStore(home: sync.test.home).save(
                 Credentials(authType: AuthenticationDocument.basicType, username: "demo", password: "1234"), for: "demo")
         }
-        _ = try await sync.sync()
+        _ = try sync.sync()
     }
 
     func rowID(_ id: String) throws -> EditionRef { try store.resolveEdition(id, in: library) }
@@ -40,21 +40,19 @@ final class ListeningFixture: @unchecked Sendable {
 
     func push() async throws -> PushReport {
         let positions = try positionSync()
-        return try await offloaded { [positions] in positions.pushPending() }
+        return positions.pushPending()
     }
 
     func remote(_ rowID: EditionRef) async throws -> ListeningPosition? {
         let positions = try positionSync()
-        return try await offloaded { [positions] in try positions.remotePosition(of: rowID) }
+        return try positions.remotePosition(of: rowID)
     }
 
     /// Downloads Sherlock, so its parts are known.
     func download() async throws {
         try await state.prepareAudio()
         let (store, home, library) = (self.store, sync.test.home, self.library)
-        _ = try await offloaded {
-            try FulfilmentService(store: store, home: home, library: library, configuration: HTTPConfiguration()).download(try store.resolveEdition(sherlock, in: library))
-        }
+        _ = try FulfilmentService(store: store, home: home, library: library, configuration: HTTPConfiguration()).download(try store.resolveEdition(sherlock, in: library))
     }
 
     /// The downloaded manifest's part hrefs, without their queries: what a player posts.
@@ -80,7 +78,7 @@ final class Warnings: @unchecked Sendable {
     var all: [String] { lock.withLock { lines } }
 }
 
-@Suite(.serialized) struct ListeningTests {
+@Suite(.timeLimit(.minutes(5))) struct ListeningTests {
     @Test func positionSpeedAndConsumptionAreKeptInTheStore() async throws {
         let fixture = try await ListeningFixture(signedIn: false)
         let rowID = try fixture.rowID(sherlock)
@@ -127,7 +125,7 @@ final class Warnings: @unchecked Sendable {
         #expect(fixture.library.annotationsURL == fixture.sync.url.absoluteString + "annotations/")
         let rowID = try fixture.rowID(sherlock)
         try fixture.store.savePosition(try fixture.position(part: 1, seconds: 12.5), of: rowID, percent: 40, finished: false)
-        let summary = try await fixture.sync.sync()
+        let summary = try fixture.sync.sync()
         #expect(summary.positionsPushed == 1 && summary.positionsPending == 0)
         #expect(try !fixture.store.listeningState(of: rowID).pendingPush)
 
@@ -170,7 +168,7 @@ final class Warnings: @unchecked Sendable {
             for: "demo")
         let (store, home) = (fixture.store, fixture.sync.test.home)
         let library = fixture.library
-        let summary = try await offloaded { try SyncEngine(store: store, home: home).sync(library) }
+        let summary = try SyncEngine(store: store, home: home).sync(library)
         #expect(summary.positionsPushed == 2 && summary.positionsPending == 0)
         let annotations = await server.state.annotations(for: "demo", workID: sherlock)
         #expect(annotations.map(\.motivation).sorted { $0.rawValue < $1.rawValue } == [.idling, .bookmarking])
@@ -219,7 +217,7 @@ final class Warnings: @unchecked Sendable {
         #expect(try await fixture.remote(rowID) == nil)
         #expect(fixture.warnings.all.last?.contains("names no part of this book (another-book.mp3)") == true)
 
-        let report = try await offloaded { [positions = try fixture.positionSync()] in try positions.report(of: rowID) }
+        let report = try fixture.positionSync().report(of: rowID)
         #expect(report.localOnly == nil && report.devices.count == 2)
         #expect(report.devices.first { $0.thisDevice }?.name == Store.thisComputer)
         #expect(report.duration != nil && report.devices.allSatisfy { $0.bookSeconds != nil && $0.percent != nil })
@@ -279,14 +277,14 @@ final class Warnings: @unchecked Sendable {
         let report = try await fixture.push()
         #expect(report.pushed == 0 && report.pending == 1 && report.failure?.contains("shelf login") == true)
         await #expect(throws: CirculationError.notSignedIn(library: "demo")) { try await fixture.remote(rowID) }
-        let positions = try await offloaded { [positions = try fixture.positionSync()] in try positions.report(of: rowID) }
+        let positions = try fixture.positionSync().report(of: rowID)
         #expect(positions.localOnly?.contains("not signed in") == true && positions.pendingPush)
         #expect(positions.pendingReason?.contains("not signed in") == true)
         await fixture.sync.stop()
     }
 }
 
-@Suite struct OutboxMigrationTests {
+@Suite(.timeLimit(.minutes(5))) struct OutboxMigrationTests {
     @Test func positionsQueuedUnderFullMotivationURIsKeepOnlyTheNewestPerEdition() throws {
         let test = TestHome()
         try test.home.prepare()
@@ -314,7 +312,7 @@ final class Warnings: @unchecked Sendable {
     }
 }
 
-@Suite struct PositionsDatabaseMoveTests {
+@Suite(.timeLimit(.minutes(5))) struct PositionsDatabaseMoveTests {
     /// A store written before v8 keeps its listening state in the catalog database; opening it moves every row to
     /// positions.sqlite and drops the old tables, so nothing a patron saved is lost.
     @Test func listeningStateWrittenBeforeV8MovesToItsOwnDatabase() throws {

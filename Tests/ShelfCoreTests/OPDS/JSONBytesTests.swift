@@ -7,7 +7,7 @@ import Testing
 ///
 /// Agreeing is `JSONBytes.agrees`: booleans are kept as booleans where the conversion gave numbers (`JSONNode` reads
 /// both the same, checked below), and numbers are correctly rounded where Foundation's are not always.
-@Suite struct JSONBytesTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONBytesTests {
     /// Where two values first differ ("" when they do not), for a readable failure.
     static func difference(_ a: JSONValue?, _ b: JSONValue?, at path: String = "$") -> String? {
         switch (a, b) {

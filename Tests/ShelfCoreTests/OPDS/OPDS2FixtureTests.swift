@@ -14,7 +14,7 @@ func parseOPDS2(_ name: String) throws -> (OPDSFeedInfo, [OPDSEntry]) {
 }
 
 /// Real OPDS 2 documents from Readium's and The Palace Project's repositories (Fixtures/opds2/SOURCES.md).
-@Suite("OPDS 2 parser: real documents")
+@Suite("OPDS 2 parser: real documents", .timeLimit(.minutes(5)))
 struct OPDS2FixtureTests {
     /// How many publications each file has and how many of them must be skipped (no identifier or self link).
     static let files: [String: (publications: Int, skipped: Int)] = [

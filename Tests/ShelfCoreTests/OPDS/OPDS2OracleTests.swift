@@ -9,7 +9,8 @@ import Testing
 @Suite(
     "OPDS 2 parser against Palace's parser",
     .enabled(if: ProcessInfo.processInfo.environment["SHELF_OPDS2_ORACLE"] != nil,
-             "SHELF_OPDS2_ORACLE is not set; the comparison with palace-webpub-manifest-parser is skipped"))
+             "SHELF_OPDS2_ORACLE is not set; the comparison with palace-webpub-manifest-parser is skipped"),
+    .timeLimit(.minutes(5)))
 struct OPDS2OracleTests {
     struct Publication: Decodable {
         struct Acquisition: Decodable, Equatable {

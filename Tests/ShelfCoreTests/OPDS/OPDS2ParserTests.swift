@@ -15,7 +15,7 @@ func parseOPDS2(json: String, contentType: String? = "application/opds+json", ba
 }
 
 /// The OPDS 2 collections (navigation, groups, facets), Palace's extensions, and documents that are not feeds.
-@Suite("OPDS 2 parser")
+@Suite("OPDS 2 parser", .timeLimit(.minutes(5)))
 struct OPDS2ParserTests {
     /// A groups feed in the shape Palace's OPDS 2 serializer writes: lanes with their `self` links, facets whose
     /// active link is `self`, templated search, pagination, and a loan whose generic acquisition is "ready".

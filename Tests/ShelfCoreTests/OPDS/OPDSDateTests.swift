@@ -3,7 +3,7 @@ import Testing
 
 @testable import ShelfCore
 
-@Suite("OPDS dates")
+@Suite("OPDS dates", .timeLimit(.minutes(5)))
 struct OPDSDateTests {
     @Test(
         "the forms real feeds use",

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ShelfCore
 
-@Suite("OPDS parser: fields, namespaces and links")
+@Suite("OPDS parser: fields, namespaces and links", .timeLimit(.minutes(5)))
 struct OPDSFieldTests {
     @Test("namespaces are matched by URI: unusual prefixes work and look-alike prefixes are ignored")
     func unusualPrefixes() throws {
@@ -228,7 +228,7 @@ struct OPDSFieldTests {
     }
 }
 
-@Suite("OPDS parser: line numbers in long feeds")
+@Suite("OPDS parser: line numbers in long feeds", .timeLimit(.minutes(5)))
 struct OPDSLineNumberTests {
     @Test("an entry without id past line 65535 is reported near its real line")
     func warningPastSixteenBitLines() throws {
@@ -250,7 +250,7 @@ struct OPDSLineNumberTests {
     }
 }
 
-@Suite("OPDS parser: encodings and threads")
+@Suite("OPDS parser: encodings and threads", .timeLimit(.minutes(5)))
 struct OPDSEncodingAndThreadTests {
     @Test("a Latin-1 document is decoded by its declaration; a UTF-8 byte-order mark is accepted")
     func encodings() throws {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import ShelfCore
 
-@Suite("OPDS parser: hostile and broken input")
+@Suite("OPDS parser: hostile and broken input", .timeLimit(.minutes(5)))
 struct OPDSHostileInputTests {
     @Test("an external entity is never read: the entry arrives without the file's content")
     func externalEntityIsNotLoaded() throws {

@@ -4,7 +4,7 @@ import Testing
 @testable import ShelfCore
 
 /// Duration, series, ODL templated acquisitions and nameless people in OPDS 1 entries.
-@Suite("OPDS 1 metadata: duration, series, odl:tlink")
+@Suite("OPDS 1 metadata: duration, series, odl:tlink", .timeLimit(.minutes(5)))
 struct OPDSMetadataTests {
     private func entry(_ body: String) throws -> OPDSEntry {
         let xml = """

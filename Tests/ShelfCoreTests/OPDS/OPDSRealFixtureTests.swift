@@ -7,7 +7,8 @@ import Testing
 /// ../shared/fixtures-real. The suite is skipped, not failed, on a machine that does not have them.
 @Suite(
     "OPDS parser: real Palace documents",
-    .enabled(if: FixturePaths.sharedAvailable, "../shared/fixtures-real is absent; real-document tests skipped"))
+    .enabled(if: FixturePaths.sharedAvailable, "../shared/fixtures-real is absent; real-document tests skipped"),
+    .timeLimit(.minutes(5)))
 struct OPDSRealFixtureTests {
     private func entry(_ relative: String) throws -> OPDSEntry {
         try OPDSParser().parseEntry(data: Data(contentsOf: FixturePaths.shared(relative)))

@@ -4,7 +4,7 @@ import Testing
 @testable import ShelfCore
 
 /// Huge entries are generated here rather than committed.
-@Suite("OPDS parser: entry size limit")
+@Suite("OPDS parser: entry size limit", .timeLimit(.minutes(5)))
 struct OPDSSizeLimitTests {
     /// Writes a feed whose second entry is made of `chunks` copies of `chunk` between `open` and `close`.
     private func writeFeed(open: String, chunk: String, chunks: Int, close: String) throws -> URL {

@@ -8,7 +8,7 @@ import Testing
 ///     swift test -c release --filter OPDSThroughputTests
 ///
 /// The test checks only counts and values; it prints the rate so a release run shows it.
-@Suite("OPDS parser: throughput", .serialized)
+@Suite("OPDS parser: throughput", .serialized, .timeLimit(.minutes(5)))
 struct OPDSThroughputTests {
     static func palaceFeed(entries: Int) -> Data {
         var xml = """

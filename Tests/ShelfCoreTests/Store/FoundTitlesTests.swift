@@ -5,7 +5,7 @@ import Testing
 
 /// Titles `shelf browse` and `shelf search` store: off the catalog, acted on by id, kept once acted on, forgotten
 /// by a sync 30 days after they were last shown otherwise.
-@Suite struct FoundTitlesTests {
+@Suite(.timeLimit(.minutes(5))) struct FoundTitlesTests {
     private func book(_ number: Int, status: String = "available") -> OPDSEntry {
         OPDSEntry(
             id: "urn:uuid:found-\(number)", title: "Found \(number)", authors: [Contributor(name: "A. Writer")],

@@ -5,7 +5,7 @@ import Testing
 
 /// `shelf list` sizes its columns from a pass that makes no summaries: its widths must be exactly those of the cells
 /// the printed rows are made of, or the table's columns would drift.
-@Suite struct ListCellWidthsTests {
+@Suite(.timeLimit(.minutes(5))) struct ListCellWidthsTests {
     @Test func theMeasuringPassGivesTheWidthsOfTheCellsPrinted() throws {
         let test = TestHome()
         let store = try ShortIDTests.migratedStore(test)
@@ -49,7 +49,7 @@ import Testing
 
 /// Migration v16 records which titles have a borrow link on the edition itself, where the list reads it; a sync
 /// keeps it as the links change.
-@Suite struct HasBorrowTests {
+@Suite(.timeLimit(.minutes(5))) struct HasBorrowTests {
     @Test func theMigrationFillsItInAndTheActionsFollow() throws {
         let test = TestHome()
         try test.home.prepare()

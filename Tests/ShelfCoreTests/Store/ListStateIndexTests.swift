@@ -6,7 +6,7 @@ import Testing
 /// `shelf list --state S` for a state few titles are in reads them through the state index and widens their short
 /// ids against their neighbours in the key index: the rows, their order, their short ids and the measuring pass's
 /// widths must be exactly those of the whole library read in title order.
-@Suite struct ListStateIndexTests {
+@Suite(.timeLimit(.minutes(5))) struct ListStateIndexTests {
     /// 1,502 titles of one library written at v14 (then migrated by opening the store): UUIDs sharing up to 35 of
     /// their characters, two UUIDs each under two ids, ISBNs and loans-feed URLs, wide and combining characters, a removed
     /// title; 40 downloaded, 3 updated, the rest new; and a title of another library in every state.
@@ -57,13 +57,7 @@ import Testing
         return (rows, widths)
     }
 
-    /// Off the shared threads: a second of work there in a debug build keeps the in-process libraries of the
-    /// suites running beside it from answering.
-    @Test func aStateFewTitlesAreInListsAsTheWholeLibraryDoes() async throws {
-        try await offloaded { try Self.aStateFewTitlesAreInListsAsTheWholeLibraryDoes() }
-    }
-
-    static func aStateFewTitlesAreInListsAsTheWholeLibraryDoes() throws {
+    @Test func aStateFewTitlesAreInListsAsTheWholeLibraryDoes() throws {
         let test = TestHome()
         let store = try Self.store(test)
         let library = try store.library(named: "lib")

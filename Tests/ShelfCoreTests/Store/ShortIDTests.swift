@@ -5,7 +5,7 @@ import Testing
 
 /// Short ids, finding a title by them, and the counts of `shelf status`, on a store written before
 /// v15-edition-status-index and migrated by opening it.
-@Suite struct ShortIDTests {
+@Suite(.timeLimit(.minutes(5))) struct ShortIDTests {
     static let first = "urn:uuid:04377e87-aaaa-4c6b-9f0e-d0c5e1f00001"
     static let second = "urn:uuid:04377e87-bbbb-4c6b-9f0e-d0c5e1f000b2"
     static let other = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
@@ -108,7 +108,7 @@ import Testing
 
 /// The lines that name one title (the queue, `shelf news` and its notices) give the same widened short id
 /// `shelf list` shows, so it can be typed back.
-@Suite struct ShortIDElsewhereTests {
+@Suite(.timeLimit(.minutes(5))) struct ShortIDElsewhereTests {
     @Test func theQueueNewsAndNoticesWidenAsTheListDoes() throws {
         let test = TestHome()
         let store = try ShortIDTests.migratedStore(test)

@@ -3,7 +3,7 @@ import GRDB
 import Testing
 @testable import ShelfCore
 
-@Suite struct StoreTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreTests {
     @Test func createsTheDatabaseWithWALAndPrivatePermissions() throws {
         let test = TestHome()
         let store = try test.store()

@@ -2,7 +2,7 @@ import Testing
 @testable import ShelfCore
 
 /// The byte searches that stand in for Foundation's `contains` on the sync's hot path agree with it.
-@Suite struct ByteSearchTests {
+@Suite(.timeLimit(.minutes(5))) struct ByteSearchTests {
     @Test(arguments: [
         "application/audiobook+json", "application/AUDIOBOOK+JSON", "http://www.feedbooks.com/audiobooks/access-restriction",
         "application/vnd.librarysimplified.findaway.license+json", "", "a", "audiobooK", "audiobo", "xaudiobookx",

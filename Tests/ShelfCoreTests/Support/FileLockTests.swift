@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ShelfCore
 
-@Suite struct FileLockTests {
+@Suite(.timeLimit(.minutes(5))) struct FileLockTests {
     @Test func aSecondHolderWaitsThenGivesUp() throws {
         let test = TestHome()
         try test.home.prepare()

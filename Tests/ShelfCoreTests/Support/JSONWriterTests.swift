@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ShelfCore
 
-@Suite struct JSONWriterTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONWriterTests {
     @Test func writesWhatFoundationReadsBack() throws {
         var json = JSONWriter()
         json.beginObject()

@@ -3,7 +3,7 @@ import Testing
 @testable import ShelfCore
 
 /// The C library's local time writes what Foundation's formatters wrote before it, in this machine's zone.
-@Suite struct LocalTimeTests {
+@Suite(.timeLimit(.minutes(5))) struct LocalTimeTests {
     static func formatted(_ date: Date, _ format: String) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")

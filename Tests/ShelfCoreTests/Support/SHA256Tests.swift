@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import ShelfCore
 
-@Suite struct SHA256Tests {
+@Suite(.timeLimit(.minutes(5))) struct SHA256Tests {
     private func digest(_ text: String, split: Int? = nil) throws -> String {
         var hasher = try SHA256()
         let data = Data(text.utf8)

@@ -4,7 +4,7 @@ import Testing
 
 /// The trimming that stands in for Foundation's `trimmingCharacters(in:)` on the sync's hot path agrees with it, on
 /// every white-space character Unicode has and on the text around them.
-@Suite struct WhitespaceTests {
+@Suite(.timeLimit(.minutes(5))) struct WhitespaceTests {
     /// Every scalar in `.whitespacesAndNewlines` (Unicode's white space and, on Linux, the zero-width space), and some
     /// that look like space but are not (zero-width joiner, BOM, Mongolian vowel separator, NUL).
     static let spaces: [Unicode.Scalar] = (0...0x3000).compactMap(Unicode.Scalar.init).filter {

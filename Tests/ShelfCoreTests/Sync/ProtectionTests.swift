@@ -5,7 +5,7 @@ import Testing
 private let minotaur = PackageRoot.url.deletingLastPathComponent()
     .appendingPathComponent("shared/fixtures-real/opds/minotaur-20231113.xml")
 
-@Suite struct ProtectionTests {
+@Suite(.timeLimit(.minutes(5))) struct ProtectionTests {
     @Test(.enabled(if: FileManager.default.fileExists(atPath: minotaur.path),
                    "../shared/fixtures-real is absent; the minotaur feed is skipped"))
     func everyAudiobookInTheMinotaurFeedIsMarkedPlayableOrProtected() throws {

@@ -4,66 +4,66 @@ import Testing
 @testable import ShelfCore
 
 /// Catalog pages that fail on the way (429, 5xx, a dropped connection) are asked for again, within bounds.
-@Suite(.serialized) struct SyncRetryTests {
+@Suite(.timeLimit(.minutes(5))) struct SyncRetryTests {
     private let touched = "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001"
 
     @Test func aPageAnswering503TwiceThen200Syncs() async throws {
-        let fixture = try await SyncFixture()
-        defer { Task { await fixture.stop() } }
-        _ = try await fixture.sync()
-        try await fixture.state.touch(id: touched)
-        await fixture.state.setFaults(PageFaults(status: 503, statusTimes: 2), page: 3)
-        await fixture.state.resetStats()
-        let summary = try await fixture.sync()
-        #expect(summary.changed == 1)
-        #expect(await fixture.state.requestCount("/crawlable?page=3") == 3)
-        #expect(try fixture.store.library(named: "demo").lastSyncStatus == "ok")
+        try await SyncFixture.with { fixture in
+            _ = try fixture.sync()
+            try await fixture.state.touch(id: touched)
+            await fixture.state.setFaults(PageFaults(status: 503, statusTimes: 2), page: 3)
+            await fixture.state.resetStats()
+            let summary = try fixture.sync()
+            #expect(summary.changed == 1)
+            #expect(await fixture.state.requestCount("/crawlable?page=3") == 3)
+            #expect(try fixture.store.library(named: "demo").lastSyncStatus == "ok")
+        }
     }
 
     @Test func retryAfterInSecondsIsHonoured() async throws {
-        let fixture = try await SyncFixture()
-        defer { Task { await fixture.stop() } }
-        await fixture.state.setFaults(PageFaults(status: 429, statusTimes: 1, retryAfter: "1"), page: 2)
-        let started = Date()
-        _ = try await fixture.sync()
-        // The quick policy's own waits are at most 0.05 s: the second try waited for the server's second.
-        #expect(Date().timeIntervalSince(started) >= 0.95)
-        #expect(await fixture.state.requestCount("/crawlable?page=2") == 2)
+        try await SyncFixture.with { fixture in
+            await fixture.state.setFaults(PageFaults(status: 429, statusTimes: 1, retryAfter: "1"), page: 2)
+            let started = Date()
+            _ = try fixture.sync()
+            // The quick policy's own waits are at most 0.05 s: the second try waited for the server's second.
+            #expect(Date().timeIntervalSince(started) >= 0.95)
+            #expect(await fixture.state.requestCount("/crawlable?page=2") == 2)
+        }
     }
 
     @Test func aPageFailingLongerThanTheBoundStopsTheSyncAndChangesNothing() async throws {
-        let fixture = try await SyncFixture()
-        defer { Task { await fixture.stop() } }
-        _ = try await fixture.sync()
-        try await fixture.state.touch(id: touched)
-        let before = try fixture.snapshot()
-        await fixture.state.setFaults(PageFaults(status: 503), page: 3)
-        await fixture.state.resetStats()
-        await #expect {
-            _ = try await fixture.sync()
-        } throws: { error in
-            guard let failure = error as? SyncError, case .gaveUp = failure else { return false }
-            #expect(failure.exitCode == .serverError)
-            #expect(failure.description.contains("sync stopped at page 3 of the catalog"))
-            #expect(failure.description.contains("after 3 attempts"))
-            #expect(failure.description.contains("503"))
-            #expect(!failure.description.contains("\n"))
-            return true
+        try await SyncFixture.with { fixture in
+            _ = try fixture.sync()
+            try await fixture.state.touch(id: touched)
+            let before = try fixture.snapshot()
+            await fixture.state.setFaults(PageFaults(status: 503), page: 3)
+            await fixture.state.resetStats()
+            #expect {
+                _ = try fixture.sync()
+            } throws: { error in
+                guard let failure = error as? SyncError, case .gaveUp = failure else { return false }
+                #expect(failure.exitCode == .serverError)
+                #expect(failure.description.contains("sync stopped at page 3 of the catalog"))
+                #expect(failure.description.contains("after 3 attempts"))
+                #expect(failure.description.contains("503"))
+                #expect(!failure.description.contains("\n"))
+                return true
+            }
+            #expect(await fixture.state.requestCount("/crawlable?page=3") == 3)
+            #expect(try fixture.snapshot() == before)
+            #expect(try fixture.store.library(named: "demo").lastSyncStatus == "failed")
         }
-        #expect(await fixture.state.requestCount("/crawlable?page=3") == 3)
-        #expect(try fixture.snapshot() == before)
-        #expect(try fixture.store.library(named: "demo").lastSyncStatus == "failed")
     }
 
     @Test func aRetryAfterPastTheBudgetIsNotWaitedFor() async throws {
-        let fixture = try await SyncFixture()
-        defer { Task { await fixture.stop() } }
-        await fixture.state.setFaults(PageFaults(status: 503, retryAfter: "3600"), page: 2)
-        let started = Date()
-        await #expect(throws: SyncError.self) { _ = try await fixture.sync() }
-        // An hour asked for, at most 60 s honoured: the sync gives up at once rather than sleep past its bound.
-        #expect(Date().timeIntervalSince(started) < 5)
-        #expect(await fixture.state.requestCount("/crawlable?page=2") == 1)
+        try await SyncFixture.with { fixture in
+            await fixture.state.setFaults(PageFaults(status: 503, retryAfter: "3600"), page: 2)
+            let started = Date()
+            #expect(throws: SyncError.self) { _ = try fixture.sync() }
+            // An hour asked for, at most 60 s honoured: the sync gives up at once rather than sleep past its bound.
+            #expect(Date().timeIntervalSince(started) < 5)
+            #expect(await fixture.state.requestCount("/crawlable?page=2") == 1)
+        }
     }
 
     @Test func retryAfterIsReadAsSecondsOrAnHTTPDate() {

@@ -4,7 +4,7 @@ import Testing
 @testable import ShelfCore
 
 /// Reading `WWW-Authenticate`, and HTTP Basic/Digest credentials going to the library's origin and nowhere else.
-@Suite(.serialized) struct HTTPChallengeTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPChallengeTests {
     @Test func readsBasicAndDigestChallenges() {
         #expect(HTTPChallenge.parse(#"Basic realm="x""#) == [HTTPChallenge(scheme: "Basic", realm: "x")])
         let digest = #"Digest realm="calibre", nonce="40cd:f4b3", algorithm="MD5", qop="auth""#
@@ -74,17 +74,15 @@ import Testing
             var refused = configuration
             refused.login?.password = "9999"
             let wrongClient = HTTPClient(configuration: refused)
-            let (direct, viaRedirect, otherHost, awayAndBack, wrong) = try await offloaded {
-                (
-                    try client.request(URL(string: "http://127.0.0.1:\(port)/loans/")!),
-                    try client.request(URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=/loans/")!),
-                    try client.request(
-                        URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://localhost:\(port)/loans/")!),
-                    try client.request(
-                        URL(string: "http://localhost:\(port)/_demo/redirect?to=http://127.0.0.1:\(port)/loans/")!),
-                    try wrongClient.request(URL(string: "http://127.0.0.1:\(port)/loans/")!)
-                )
-            }
+            let (direct, viaRedirect, otherHost, awayAndBack, wrong) = (
+                try client.request(URL(string: "http://127.0.0.1:\(port)/loans/")!),
+                try client.request(URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=/loans/")!),
+                try client.request(
+                    URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://localhost:\(port)/loans/")!),
+                try client.request(
+                    URL(string: "http://localhost:\(port)/_demo/redirect?to=http://127.0.0.1:\(port)/loans/")!),
+                try wrongClient.request(URL(string: "http://127.0.0.1:\(port)/loans/")!)
+            )
             #expect(direct.status == 200)
             #expect(viaRedirect.status == 200)
             // Another host (still this machine): libcurl does not forward them, nor send them there at all.
@@ -98,14 +96,12 @@ import Testing
             defer { try? FileManager.default.removeItem(at: directory) }
             let loans = URL(string: "http://127.0.0.1:\(port)/loans/")!
             let (good, bad) = (configuration, refused)
-            let (signed, unsigned) = try await offloaded {
-                (
-                    try PartDownloader(configuration: good).run(
-                        [DownloadPart(index: 0, url: loans, destination: directory.appendingPathComponent("a.xml"))]),
-                    try PartDownloader(configuration: bad).run(
-                        [DownloadPart(index: 0, url: loans, destination: directory.appendingPathComponent("b.xml"))])
-                )
-            }
+            let (signed, unsigned) = (
+                try PartDownloader(configuration: good).run(
+                    [DownloadPart(index: 0, url: loans, destination: directory.appendingPathComponent("a.xml"))]),
+                try PartDownloader(configuration: bad).run(
+                    [DownloadPart(index: 0, url: loans, destination: directory.appendingPathComponent("b.xml"))])
+            )
             guard case .complete(let bytes)? = signed[0] else {
                 Issue.record("the part with the login should download, got \(String(describing: signed[0]))")
                 return

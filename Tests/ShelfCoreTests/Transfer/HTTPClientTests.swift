@@ -3,7 +3,7 @@ import Foundation
 import Testing
 @testable import ShelfCore
 
-@Suite(.serialized) struct HTTPClientTests {
+@Suite(.timeLimit(.minutes(5))) struct HTTPClientTests {
     private func withServer(_ body: (URL, DemoLibraryServer) async throws -> Void) async throws {
         let server = DemoLibraryServer()
         let url = try await server.start()
@@ -18,17 +18,13 @@ import Testing
 
     @Test func followsABoundedNumberOfRedirects() async throws {
         try await withServer { url, _ in
-            let followed = try await offloaded {
-                try HTTPClient().request(URL(string: "_demo/redirect?to=/", relativeTo: url)!.absoluteURL)
-            }
+            let followed = try HTTPClient().request(URL(string: "_demo/redirect?to=/", relativeTo: url)!.absoluteURL)
             #expect(followed.status == 200)
             #expect(followed.url == url.absoluteString)
             #expect(String(decoding: followed.body, as: UTF8.self).contains("<feed"))
 
-            await #expect {
-                _ = try await offloaded {
-                    try HTTPClient().request(URL(string: "_demo/redirect-loop", relativeTo: url)!.absoluteURL)
-                }
+            #expect {
+                _ = try HTTPClient().request(URL(string: "_demo/redirect-loop", relativeTo: url)!.absoluteURL)
             } throws: { error in
                 guard case NetworkError.tooManyRedirects = error else { return false }
                 return (error as? NetworkError)?.exitCode == .protocolError
@@ -41,15 +37,13 @@ import Testing
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-http-\(UUID()).xml")
             defer { try? FileManager.default.removeItem(at: scratch) }
             let page = URL(string: "crawlable", relativeTo: url)!.absoluteURL
-            let first = try await offloaded { try HTTPClient().get(page, spillingTo: scratch) }
+            let first = try HTTPClient().get(page, spillingTo: scratch)
             #expect(first.status == 200)
             // The server compressed it; what we hold is the XML itself.
             #expect(first.header("content-encoding") == "gzip")
             #expect(String(decoding: first.body.prefix(5), as: UTF8.self) == "<?xml")
             let etag = try #require(first.header("etag"))
-            let second = try await offloaded {
-                try HTTPClient().get(page, validators: CacheValidators(etag: etag), spillingTo: scratch)
-            }
+            let second = try HTTPClient().get(page, validators: CacheValidators(etag: etag), spillingTo: scratch)
             #expect(second.status == 304)
             #expect(second.body.isEmpty)
             #expect(await server.state.notModifiedCount("/crawlable") == 1)
@@ -60,10 +54,8 @@ import Testing
         try await withServer { url, _ in
             let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-http-\(UUID()).xml")
             defer { try? FileManager.default.removeItem(at: scratch) }
-            let response = try await offloaded {
-                try HTTPClient().get(
-                    URL(string: "crawlable", relativeTo: url)!.absoluteURL, spillingTo: scratch, memoryLimit: 1024)
-            }
+            let response = try HTTPClient().get(
+                URL(string: "crawlable", relativeTo: url)!.absoluteURL, spillingTo: scratch, memoryLimit: 1024)
             #expect(response.bodyFile == scratch)
             #expect(response.body.isEmpty)
             let written = try Data(contentsOf: scratch)
@@ -74,13 +66,10 @@ import Testing
 
     @Test func aBodyOverTheLimitIsRefused() async throws {
         try await withServer { url, _ in
-            await #expect {
-                _ = try await offloaded {
-                    var configuration = HTTPConfiguration()
-                    configuration.maxBodyBytes = 1000
-                    return try HTTPClient(configuration: configuration)
-                        .request(URL(string: "crawlable", relativeTo: url)!.absoluteURL)
-                }
+            var configuration = HTTPConfiguration()
+            configuration.maxBodyBytes = 1000
+            #expect {
+                _ = try HTTPClient(configuration: configuration).request(URL(string: "crawlable", relativeTo: url)!.absoluteURL)
             } throws: { error in
                 guard case NetworkError.tooLarge = error else { return false }
                 return true
@@ -107,18 +96,14 @@ import Testing
             let port = url.port!
             let basic = "Basic " + Data("demo:1234".utf8).base64EncodedString()
             // Same host: the credentials go along and the loans feed opens.
-            let same = try await offloaded {
-                try HTTPClient().request(
-                    URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://127.0.0.1:\(port)/loans/")!,
-                    headers: ["Authorization": basic])
-            }
+            let same = try HTTPClient().request(
+                URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://127.0.0.1:\(port)/loans/")!,
+                headers: ["Authorization": basic])
             #expect(same.status == 200)
             // Another host name (still this machine): libcurl does not forward them.
-            let other = try await offloaded {
-                try HTTPClient().request(
-                    URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://localhost:\(port)/loans/")!,
-                    headers: ["Authorization": basic])
-            }
+            let other = try HTTPClient().request(
+                URL(string: "http://127.0.0.1:\(port)/_demo/redirect?to=http://localhost:\(port)/loans/")!,
+                headers: ["Authorization": basic])
             #expect(other.url.hasPrefix("http://localhost:"))
             #expect(other.status == 401)
         }
