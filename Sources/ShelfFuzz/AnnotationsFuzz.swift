@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import ShelfCore
+import ShelfCore
 
 /// Annotation lists and the audiobook locators inside them.
 enum AnnotationsFuzz {

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import ShelfCore
+import ShelfCore
 
 /// The response-head parser libcurl's header lines go through, and the `Content-Range` the downloader reads.
 enum HTTPHeadFuzz {

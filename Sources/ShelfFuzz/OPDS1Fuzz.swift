@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import ShelfCore
+import ShelfCore
 
 /// The OPDS 1 streaming parser, on whole feeds and on single-entry documents.
 enum OPDS1Fuzz {

@@ -1,6 +1,6 @@
 import Foundation
 
-@testable import ShelfCore
+import ShelfCore
 
 /// The OPDS 2 JSON parser, on feeds and single publications.
 enum OPDS2Fuzz {

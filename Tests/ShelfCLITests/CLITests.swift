@@ -132,16 +132,10 @@ extension CLIFixture {
         return fixture
     }
 
-    /// The `EXIT=n` line a tmux pane's command writes when the player ends (waits up to 3 s).
+    /// The `EXIT=n` line a tmux pane's command writes when the player ends ("" if it never does).
     func exitStatus() async throws -> String {
         let file = shelf.home.appendingPathComponent("exit-status")
-        return try await offloaded {
-            for _ in 0..<60 {
-                if let text = try? String(contentsOf: file, encoding: .utf8) { return text }
-                usleep(50_000)
-            }
-            return ""
-        }
+        return try await eventually { try? String(contentsOf: file, encoding: .utf8) } ?? ""
     }
 
     /// Where the demo library's title `query` (any unique part of its id) keeps its files.

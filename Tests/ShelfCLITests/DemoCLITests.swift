@@ -116,13 +116,7 @@ extension DemoCLITests {
 
         // Ctrl-C stops the library and shelf, which ends with status 0.
         try await offloaded { try tmux.keys("C-c") }
-        let status = try await offloaded { () -> String in
-            for _ in 0..<100 {
-                if let text = try? String(contentsOf: exitFile, encoding: .utf8) { return text }
-                usleep(50_000)
-            }
-            return ""
-        }
+        let status = try await eventually { try? String(contentsOf: exitFile, encoding: .utf8) } ?? ""
         #expect(status == "EXIT=0\n")
         #expect(try await Self.stopsListening(url))
         let list = try await shelf.run(["list"])

@@ -488,15 +488,12 @@ extension ListenCLITests {
 
     /// Waits until the stored position is `part`, `seconds` (±10 ms); the position as it last was.
     private func waitForPosition(_ fixture: CLIFixture, part: Int, seconds: Double) async throws -> ListeningPosition? {
-        try await offloaded {
-            var last: ListeningPosition?
-            for _ in 0..<40 {
-                last = try listening(fixture).position
-                if let last, last.part == part && abs(last.seconds - seconds) < 0.01 { return last }
-                usleep(50_000)
-            }
+        var last: ListeningPosition?
+        return try await eventually { () -> ListeningPosition? in
+            last = try listening(fixture).position
+            guard let last, last.part == part && abs(last.seconds - seconds) < 0.01 else { return nil }
             return last
-        }
+        } ?? last
     }
 
     @Test func theKeysMoveThePositionExactly() async throws {
@@ -579,12 +576,9 @@ extension ListenCLITests {
         let closed = Date()
         try await offloaded { tmux.kill() }
         let raw = fixture.shelf.home.appendingPathComponent("tmux.raw")
-        let saved = try await offloaded { () -> ListeningPosition? in
-            for _ in 0..<60 {
-                if let position = try listening(fixture).position, position.at > closed { return position }
-                usleep(50_000)
-            }
-            return nil
+        let saved = try await eventually { () -> ListeningPosition? in
+            guard let position = try listening(fixture).position, position.at > closed else { return nil }
+            return position
         }
         // The player is gone: its device (which writes even silence while open) has stopped writing.
         try await offloaded { Thread.sleep(forTimeInterval: 0.3) }

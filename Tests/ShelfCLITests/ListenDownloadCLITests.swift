@@ -58,12 +58,8 @@ import Glibc
         await fixture.server.state.setAudioFaults(AudioFaults(parts: [3, 4], bytesPerSecond: 6_000), for: Self.sherlock)
         let downloader = try fixture.shelf.start(["download", "7d3c0002", "--quiet"])
         let files = try fixture.files(of: "7d3c0002")
-        let begun = try await offloaded { () -> Bool in
-            for _ in 0..<200 {
-                if FileManager.default.fileExists(atPath: files.appendingPathComponent("part-001.mp3").path) { return true }
-                usleep(25_000)
-            }
-            return false
+        let begun = try await eventually {
+            FileManager.default.fileExists(atPath: files.appendingPathComponent("part-001.mp3").path)
         }
         #expect(begun, "the other shelf did not begin its download")
         // Near the end of the third part, which the other shelf is still fetching, then on into the fourth.
@@ -118,13 +114,7 @@ import Glibc
         #expect(downloaded.status == 0, "\(downloaded.stderr)")
         let started = try fixture.shelf.start(["listen", "7d3c0002", "--no-ui"], environment: Self.dummy)
         // It saves a position as soon as it plays, holding the title's lock by then.
-        let held = try await offloaded { () -> Bool in
-            for _ in 0..<100 {
-                if try listening(fixture).position != nil { return true }
-                usleep(50_000)
-            }
-            return false
-        }
+        let held = try await eventually { try listening(fixture).position != nil }
         #expect(held, "the player did not start")
         return started
     }

@@ -60,11 +60,13 @@ import Testing
         try await client(bus, transcript, "/usr/bin/playerctl", ["--player=shelf"] + arguments)
     }
 
-    /// Asks `arguments` until the answer passes `done` (the player takes calls ten times a second), for up to 10 s.
+    /// Asks `arguments` until the answer passes `done` (the player takes calls ten times a second), for up to
+    /// `patience`.
     private func poll(_ bus: NotificationBus, _ transcript: Transcript, _ arguments: String...,
                       until done: (String) -> Bool) async throws -> String {
         var answer = ""
-        for _ in 0..<50 {
+        let deadline = ContinuousClock.now + patience
+        while ContinuousClock.now < deadline {
             answer = try await client(bus, transcript, "/usr/bin/playerctl", ["--player=shelf"] + arguments)
             if done(answer) { return answer }
             try await Task.sleep(for: .milliseconds(200))

@@ -80,9 +80,7 @@ final class NotificationBus: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         server = process
-        for _ in 0..<100 where !FileManager.default.fileExists(atPath: log.path + ".ready") {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = try await eventually { FileManager.default.fileExists(atPath: log.path + ".ready") }
     }
 
     /// Stops the notification server (SIGKILL, waited for): the bus stays, with nobody owning the name.

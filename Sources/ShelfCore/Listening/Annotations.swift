@@ -29,7 +29,7 @@ public struct AudiobookLocator: Sendable, Equatable {
     /// How many `locator` members may wrap the position: Palace's apps post one, a real server's dump holds two.
     static let maxWrapping = 8
     /// The longest offset into one part that is taken for a position: 1,000 hours.
-    static let maxOffsetMilliseconds = 3_600_000_000.0
+    package static let maxOffsetMilliseconds = 3_600_000_000.0
 
     /// Reads a selector value: version 2 (`readingOrderItem`, `readingOrderItemOffsetMilliseconds`) or version 1
     /// (`chapter`, `time`, `startOffset`), at the top level or wrapped in up to `maxWrapping` `locator` members (as
@@ -106,7 +106,7 @@ public struct AudiobookLocator: Sendable, Equatable {
     }
 
     /// The locator as Palace's apps write it (version 2), as compact JSON.
-    var jsonString: String {
+    package var jsonString: String {
         let item = String(decoding: (try? JSONSerialization.data(
             withJSONObject: readingOrderItem ?? "", options: [.fragmentsAllowed, .withoutEscapingSlashes])) ?? Data("\"\"".utf8),
             as: UTF8.self)
@@ -239,7 +239,7 @@ public struct RemoteAnnotation: Sendable, Equatable {
     static func timestamp(_ time: Date) -> String { OPDSDate.format(time) }
 
     /// An annotation document to post: the locator as a fragment selector on the work, with time, device and chapter.
-    static func document(
+    package static func document(
         motivation: String, source: String, locator: AudiobookLocator, device: String, chapter: String, time: Date,
         name: String? = nil
     ) -> Data {

@@ -9,9 +9,9 @@ import Foundation
 /// surrogate, U+FEFF, an integer too long for 64 bits, a number out of `Double`'s range, any malformed document),
 /// and the caller hands such a document to `JSONSerialization`, for its value or its own words about what is wrong.
 /// The caller bounds the nesting first (`JSONDepth`), so the recursion here is bounded too.
-struct JSONBytes {
+package struct JSONBytes {
     /// The document is not one this reader takes: ask Foundation.
-    struct Declined: Error {}
+    package struct Declined: Error {}
 
     private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
@@ -21,7 +21,7 @@ struct JSONBytes {
     private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     /// The document's value: nil for a top-level `null`.
-    static func read(_ raw: UnsafeRawBufferPointer) throws(Declined) -> JSONValue? {
+    package static func read(_ raw: UnsafeRawBufferPointer) throws(Declined) -> JSONValue? {
         guard let base = raw.baseAddress, !raw.isEmpty else { throw Declined() }
         // UTF-16 and UTF-32 documents (a zero byte among the first two) are Foundation's to read.
         if raw[0] == 0 || (raw.count > 1 && raw[1] == 0) { throw Declined() }
@@ -253,7 +253,7 @@ extension JSONBytes {
     /// that are also `Int`s) where the native reader keeps booleans, which `JSONNode` reads the same way; and
     /// Foundation's number reader is not always correctly rounded (a real manifest's `28407.294000000005` came out as
     /// …013) where the native one is `strtod`, so numbers agree to a relative 1e-12.
-    static func agrees(_ native: JSONValue?, _ converted: JSONValue?) -> Bool {
+    package static func agrees(_ native: JSONValue?, _ converted: JSONValue?) -> Bool {
         switch (native, converted) {
         case (.bool(let flag)?, .number(let number)?): number == (flag ? 1 : 0)
         case (.number(let x)?, .number(let y)?): x == y || abs(x - y) <= 1e-12 * max(abs(x), abs(y))

@@ -4,7 +4,7 @@ import Foundation
 /// `Any` tree directly costs a dynamic cast per access, and on Linux a cast of a dictionary to `NSNumber` or `Bool`
 /// bridges the whole dictionary to `NSDictionary` first: an OPDS 2 page of 1,000 publications spent most of its time
 /// there.
-indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case number(Double)
     case bool(Bool)
@@ -13,7 +13,7 @@ indirect enum JSONValue: Sendable, Equatable {
 
     /// Converts `JSONSerialization`'s result; nil for `NSNull` and anything that is not JSON. Containers are
     /// recognised before numbers, so no container is ever cast to `NSNumber`.
-    init?(foundation value: Any) {
+    package init?(foundation value: Any) {
         if let text = value as? String {
             self = .string(text)
         } else if let object = value as? [String: Any] {
@@ -126,9 +126,9 @@ struct JSONNode {
 
 /// Checks a JSON document's nesting before it is parsed, so a hostile document cannot make the parser recurse
 /// without bound: one pass over the bytes, counting brackets outside strings.
-enum JSONDepth {
+package enum JSONDepth {
     /// The deepest nesting of arrays and objects in `bytes`.
-    static func maximum(of bytes: UnsafeRawBufferPointer, stoppingAbove limit: Int) -> Int {
+    package static func maximum(of bytes: UnsafeRawBufferPointer, stoppingAbove limit: Int) -> Int {
         var depth = 0
         var deepest = 0
         var inString = false

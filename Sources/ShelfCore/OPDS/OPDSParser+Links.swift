@@ -7,15 +7,18 @@ extension OPDSDocumentReader {
 }
 
 /// Resolves a document's references against its URL, for the OPDS 1 and OPDS 2 readers alike.
-struct LinkResolver {
+package struct LinkResolver {
     let baseURL: URL?
+
+    /// Resolves against `baseURL` (none: every reference stays as written).
+    package init(baseURL: URL?) { self.baseURL = baseURL }
 
     /// Resolves a relative reference against the base URL; absolute and unresolvable ones stay as written.
     ///
     /// Foundation would "repair" an invalid reference by percent-encoding it (turning `a%zz b` into
     /// `a%25zz%20b`), inventing a link the server never meant; keeping the text as written leaves the
     /// problem visible instead. Non-ASCII characters are fine: Atom links are IRIs.
-    func resolve(_ href: String) -> String {
+    package func resolve(_ href: String) -> String {
         guard let baseURL, !hasScheme(href), isValidReference(href) else { return href }
         guard let url = URL(string: href, relativeTo: baseURL) else { return href }
         return url.absoluteString
@@ -30,7 +33,7 @@ struct LinkResolver {
 
     /// True when every ASCII character of `href` may appear in an RFC 3986 reference and each `%` starts
     /// a percent-escape.
-    func isValidReference(_ href: String) -> Bool {
+    package func isValidReference(_ href: String) -> Bool {
         var utf8 = href.utf8.makeIterator()
         while let byte = utf8.next() {
             switch byte {

@@ -1,7 +1,7 @@
 import Foundation
 
 /// An OPDS entry flattened into what the store keeps, with the hashes the diff compares.
-struct EntryRecord: Sendable {
+package struct EntryRecord: Sendable {
     let entry: OPDSEntry
     let authors: String
     let narrators: String
@@ -12,10 +12,10 @@ struct EntryRecord: Sendable {
     let availability: Availability?
     let holds: Holds?
     let copies: Copies?
-    let contentHash: Int64
+    package let contentHash: Int64
     let changeHash: Int64
 
-    init(_ entry: OPDSEntry) {
+    package init(_ entry: OPDSEntry) {
         self.entry = entry
         authors = entry.authors.map(\.name).joined(separator: ", ")
         narrators = entry.narrators.map(\.name).joined(separator: ", ")
@@ -169,7 +169,7 @@ struct EntryRecord: Sendable {
         }
     }
 
-    static func detailJSON(_ entry: OPDSEntry) -> String {
+    package static func detailJSON(_ entry: OPDSEntry) -> String {
         var json = JSONWriter()
         json.beginObject()
         json.key("authors")
@@ -217,7 +217,7 @@ struct EntryRecord: Sendable {
         json.endArray()
     }
 
-    static func indirectJSON(_ nodes: [IndirectAcquisition]) -> String {
+    package static func indirectJSON(_ nodes: [IndirectAcquisition]) -> String {
         var json = JSONWriter()
         writeIndirect(nodes, into: &json)
         return json.output
@@ -237,9 +237,9 @@ struct EntryRecord: Sendable {
 }
 
 /// The detail column, decoded for `shelf show`.
-struct EditionDetailJSON: Codable {
-    var authors: [Contributor]
-    var contributors: [Contributor]
-    var categories: [Category]
-    var links: [OPDSLink]
+package struct EditionDetailJSON: Codable {
+    package var authors: [Contributor]
+    package var contributors: [Contributor]
+    package var categories: [Category]
+    package var links: [OPDSLink]
 }

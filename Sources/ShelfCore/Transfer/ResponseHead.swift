@@ -2,9 +2,9 @@ import Foundation
 
 /// The status and header fields of the response being received, read from libcurl's header lines: the one
 /// header parser, for the client's responses and the downloader's parts alike.
-struct ResponseHead {
+package struct ResponseHead {
     /// What one header line was.
-    enum Line: Equatable {
+    package enum Line: Equatable {
         /// A status line: a new response begins (after a redirect, or a 100 Continue).
         case status(Int)
         /// A field, its name lower-cased and its value trimmed.
@@ -14,14 +14,17 @@ struct ResponseHead {
     }
 
     /// The status line's code; 0 before one arrives, or when it cannot be read.
-    private(set) var status = 0
+    package private(set) var status = 0
     /// The fields of the latest response, names lower-cased; the last value wins, but for `WWW-Authenticate`
     /// whose values are joined.
-    private(set) var headers: [String: String] = [:]
+    package private(set) var headers: [String: String] = [:]
+
+    /// A head before any line.
+    package init() {}
 
     /// Takes one header line (CRLF included); a status line forgets the previous response's fields.
     @discardableResult
-    mutating func take(_ line: Data) -> Line {
+    package mutating func take(_ line: Data) -> Line {
         // Header bytes that are not UTF-8 are read as Latin-1, which every byte sequence is.
         guard let text = String(data: line, encoding: .utf8) ?? String(data: line, encoding: .isoLatin1) else {
             return .other
@@ -45,7 +48,7 @@ struct ResponseHead {
     }
 
     /// The `Content-Range` of a partial response (`bytes 100-199/1000`, `bytes */1000`), when there is one.
-    var contentRange: ContentRange? { headers["content-range"].map(ContentRange.init) }
+    package var contentRange: ContentRange? { headers["content-range"].map(ContentRange.init) }
 }
 
 /// A `Content-Range` field's value (RFC 9110 §14.4), as the downloader reads it: each part nil when absent (`*`) or
@@ -53,13 +56,13 @@ struct ResponseHead {
 ///
 /// Read strictly: `bytes 0-1/-5` once gave a total of -5 and `bytes -5-10/20` a first byte of 5. A range that is not
 /// one (`9-3`, or ending past the total) is no range at all.
-struct ContentRange: Equatable {
+package struct ContentRange: Equatable {
     /// The first byte the response holds.
-    var first: Int64?
+    package var first: Int64?
     /// The last byte the response holds.
-    var last: Int64?
+    package var last: Int64?
     /// The size of the whole file (`*` when the server does not know it).
-    var total: Int64?
+    package var total: Int64?
 
     init(first: Int64? = nil, last: Int64? = nil, total: Int64? = nil) {
         self.first = first
