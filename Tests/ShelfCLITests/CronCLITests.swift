@@ -63,21 +63,17 @@ import Testing
 
         // Between runs: the publisher changes Sherlock Holmes; the new parts come slowly.
         _ = try await state.touch(id: Self.sherlock)
-        await state.setAudioFaults(AudioFaults(bytesPerSecond: 60_000, changedParts: Array(1...old.count)), for: Self.sherlock)
+        // Slowly enough (a 16 KB part in about 8 s) that the staged copy is still there when the test looks.
+        await state.setAudioFaults(AudioFaults(bytesPerSecond: 2_000, changedParts: Array(1...old.count)), for: Self.sherlock)
 
         // Run 3: the update is fetched beside the old copy, which stays whole until the new one is complete.
         let (process, out, err) = try fixture.shelf.start(["sync", "--quiet"])
         let staging = sherlock.deletingLastPathComponent().appendingPathComponent(sherlock.lastPathComponent + ".next")
-        // Watched for as long as the sync runs (bounded by the suite's time limit): on a loaded machine the catalog
-        // part of the sync alone has outlasted a fixed 30 s watch.
-        var sawStaging = false
-        while process.isRunning {
-            if FileManager.default.fileExists(atPath: staging.path) {
-                sawStaging = true
-                #expect(try audio(sherlock) == old, "the old files are whole while the update downloads")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        // Watched for as long as the sync runs: on a loaded machine the catalog part of the sync alone has outlasted
+        // a fixed 30 s watch.
+        let staged = { FileManager.default.fileExists(atPath: staging.path) }
+        let sawStaging = try await eventually { staged() || !process.isRunning } && staged()
+        if sawStaging { #expect(try audio(sherlock) == old, "the old files are whole while the update downloads") }
         let third = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let thirdErrors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()

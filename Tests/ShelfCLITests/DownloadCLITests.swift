@@ -106,11 +106,7 @@ import Testing
         let (first, firstOut, _) = try fixture.shelf.start(["download", "7d3c0002"])
         let store = try Store(home: Home(directory: fixture.shelf.home))
         let edition = try store.resolveEdition(sherlock, in: try store.library(named: "demo"))
-        let clock = ContinuousClock()
-        let started = clock.now
-        while try store.lifecycle(of: edition).state != .downloading, clock.now - started < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        #expect(try await eventually { try store.lifecycle(of: edition).state == .downloading })
         let second = try await fixture.shelf.run(["download", "7d3c0002"])
         #expect(second.status == ShelfExit.busy.rawValue, "\(second.stderr)")
         #expect(second.stderr.hasPrefix("shelf: another shelf is downloading The Adventures of Sherlock Holmes now (pid "),
@@ -177,8 +173,12 @@ import Testing
         let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
         await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 4_000), for: id)
         for _ in 0..<3 {
+            let asked = await fixture.server.state.stats.partRequests.values.reduce(0, +)
             let (process, _, _) = try fixture.shelf.start(["download", "7d3c0002", "--quiet"])
-            try await Task.sleep(for: .milliseconds(Int.random(in: 150...900)))
+            // Killed at a random moment once its parts are coming (on a loaded machine a fixed moment after the
+            // start could come before the download did).
+            _ = try await eventually { await fixture.server.state.stats.partRequests.values.reduce(0, +) > asked }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...750)))
             kill(process.processIdentifier, SIGKILL)
             try await offloaded { process.waitUntilExit() }
         }
@@ -215,11 +215,7 @@ import Testing
         await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 40_000), for: id)
         let (process, out, err) = try fixture.shelf.start(["download", "7d3c0002", "--parallel", "2"])
         // The links expire once the first were handed out (a loaded machine may take seconds to get there).
-        let clock = ContinuousClock()
-        let started = clock.now
-        while await fixture.server.state.stats.fulfilmentTokensIssued < 1, clock.now - started < .seconds(20) {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        _ = try await eventually { await fixture.server.state.stats.fulfilmentTokensIssued >= 1 }
         try await Task.sleep(for: .milliseconds(150))
         await fixture.server.state.expireFulfilment()
         let (stdout, stderr) = try await offloaded { () -> (String, String) in

@@ -7,16 +7,16 @@ import Foundation
 let patience: Duration = .seconds(120)
 
 /// Asks `value` every `interval` until it gives something, or `patience` has passed (then nil).
-func eventually<T>(every interval: Duration = .milliseconds(50), _ value: () throws -> T?) async throws -> T? {
+func eventually<T>(every interval: Duration = .milliseconds(50), _ value: () async throws -> T?) async throws -> T? {
     let deadline = ContinuousClock.now + patience
     while true {
-        if let found = try value() { return found }
+        if let found = try await value() { return found }
         if ContinuousClock.now >= deadline { return nil }
         try await Task.sleep(for: interval)
     }
 }
 
 /// Asks `condition` every `interval` until it holds, or `patience` has passed; whether it held.
-func eventually(every interval: Duration = .milliseconds(50), _ condition: () throws -> Bool) async throws -> Bool {
-    try await eventually(every: interval) { try condition() ? true : nil } ?? false
+func eventually(every interval: Duration = .milliseconds(50), _ condition: () async throws -> Bool) async throws -> Bool {
+    try await eventually(every: interval) { try await condition() ? true : nil } ?? false
 }
