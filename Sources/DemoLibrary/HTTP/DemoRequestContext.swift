@@ -19,7 +19,8 @@ struct DemoRequestContext: RequestContext {
     var maxUploadSize: Int { 1 << 20 }
 }
 
-/// Counts every request, applies the delay switch and records 304s; admin routes are left alone.
+/// Counts every request, holds it at a closed gate, applies the delay switch and records 304s; admin routes are left
+/// alone.
 struct DemoStateMiddleware: RouterMiddleware {
     typealias Context = DemoRequestContext
     let state: DemoState
@@ -32,6 +33,7 @@ struct DemoStateMiddleware: RouterMiddleware {
         let target = request.uri.query.map { path + "?" + $0 } ?? path
         let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
         await state.record(target: target, conditional: conditional)
+        await state.passGate()
         let delay = await state.switches.delayMilliseconds
         if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         let response = try await next(request, context)

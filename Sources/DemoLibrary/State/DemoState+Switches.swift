@@ -71,3 +71,47 @@ extension DemoState {
         stats = DemoRequestStats()
     }
 }
+
+/// Requests held at the door while it is closed: proof, without a clock, that several requests are in flight at once.
+struct RequestGate {
+    var closed = false
+    var held: [CheckedContinuation<Void, Never>] = []
+    /// Who waits for a number of requests to be held.
+    var watchers: [CheckedContinuation<Void, Never>] = []
+}
+
+extension DemoState {
+    /// Holds every request that comes in (admin routes aside), unanswered, until `openGate()`.
+    public func closeGate() {
+        gate.closed = true
+    }
+
+    /// Lets the held requests, and every later one, through.
+    public func openGate() {
+        gate.closed = false
+        let held = gate.held
+        gate.held = []
+        for request in held { request.resume() }
+    }
+
+    /// Returns once `count` requests are held at the closed gate.
+    public func untilHeld(_ count: Int) async {
+        while gate.held.count < count {
+            await withCheckedContinuation { gate.watchers.append($0) }
+        }
+    }
+
+    /// How many requests are held now.
+    public var heldRequests: Int { gate.held.count }
+
+    /// Waits at the gate while it is closed.
+    func passGate() async {
+        guard gate.closed else { return }
+        await withCheckedContinuation { request in
+            gate.held.append(request)
+            let watchers = gate.watchers
+            gate.watchers = []
+            for watcher in watchers { watcher.resume() }
+        }
+    }
+}

@@ -50,6 +50,8 @@ public actor DemoState {
     public internal(set) var switches: DemoSwitches
     /// Requests answered so far.
     public internal(set) var stats = DemoRequestStats()
+    /// Requests held at the door while it is closed (`closeGate()`).
+    var gate = RequestGate()
 
     var renderer: FeedRenderer
     var cache: [Int: RenderedPage] = [:]

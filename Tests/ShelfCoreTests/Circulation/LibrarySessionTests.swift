@@ -94,22 +94,19 @@ import Testing
     @Test func requestsRunSideBySideAndNeverHoldTheLock() async throws {
         try await withLibrary { fixture in
             let session = try fixture.signIn(token: false)
-            // Long enough that side by side (3 s and a loaded machine's start-up) is far from one after the other (6 s).
-            await fixture.server.state.setDelay(milliseconds: 3_000)
-            let started = Date()
+            // Requests are held at the library's door until it opens: both get there only if the session lets them
+            // go side by side.
+            await fixture.server.state.closeGate()
             let loans = fixture.loans
             let first = Background { try session.send(loans).status }
             let second = Background { try session.send(loans).status }
-            try await Task.sleep(for: .milliseconds(300))
-            // Both requests are waiting on the server; the session still answers at once.
-            let asked = Date()
+            await fixture.server.state.untilHeld(2)
+            // Both requests are waiting on the server, and the session still answers.
             #expect(session.isSignedIn)
-            #expect(Date().timeIntervalSince(asked) < 0.5)
+            #expect(await fixture.server.state.heldRequests == 2)
+            await fixture.server.state.openGate()
             #expect(try first.value() == 200)
             #expect(try second.value() == 200)
-            // One after the other would take at least 6 seconds.
-            #expect(Date().timeIntervalSince(started) < 5.9)
-            await fixture.server.state.setDelay(milliseconds: 0)
         }
     }
 }
