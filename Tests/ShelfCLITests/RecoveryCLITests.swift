@@ -197,6 +197,53 @@ import Testing
         await fixture.finish()
     }
 
+    /// The back-off is for a library whose server fails: a page the library refuses (the patron's to mend) never
+    /// starts one, and the patron's own fix, new settings or a sign-in, ends one at once, so the sync after the fix
+    /// is not skipped.
+    @Test func onlyTheServersFailuresBackALibraryOffAndThePatronsFixEndsIt() async throws {
+        let fixture = try await ready()
+        let state = fixture.server.state
+        let asked = { await state.requestCount("/crawlable?page=2") }
+        await state.setFaults(PageFaults(status: 401), page: 2)
+        for _ in 0..<3 {
+            let before = await asked()
+            let refused = try await fixture.shelf.run(["sync", "--quiet"])
+            #expect(refused.status == ShelfExit.notPermitted.rawValue, "\(refused.stderr)")
+            #expect(await asked() > before, "a refusal backed the library off")
+        }
+
+        // The server fails twice: backed off, and --json says so.
+        await state.setFaults(PageFaults(status: 503, retryAfter: "3600"), page: 2)
+        for _ in 0..<2 { #expect(try await fixture.shelf.run(["sync", "--quiet"]).status == ShelfExit.serverError.rawValue) }
+        let before = await asked()
+        let skipped = try await fixture.shelf.run(["sync", "--json"])
+        #expect(skipped.status == 0, "\(skipped.stderr)")
+        let summaries = try #require(try JSONSerialization.jsonObject(with: Data(skipped.stdout.utf8)) as? [[String: Any]])
+        #expect(summaries.count == 1 && summaries[0]["skipped"] as? Bool == true, "\(skipped.stdout)")
+        #expect(summaries[0]["nextTryAt"] is String, "\(skipped.stdout)")
+        #expect(await asked() == before)
+
+        // New settings end the back-off: the next sync asks again, and the library works again.
+        await state.setFaults(PageFaults(), page: 2)
+        #expect(try await fixture.shelf.run(["library", "set", "demo", "--keep", "5"]).status == 0)
+        let afterSet = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(afterSet.status == 0 && afterSet.stderr.isEmpty, "\(afterSet.stderr)")
+        #expect(await asked() > before)
+
+        // Backed off again; signing in ends it too.
+        await state.setFaults(PageFaults(status: 503, retryAfter: "3600"), page: 2)
+        for _ in 0..<2 { _ = try await fixture.shelf.run(["sync", "--quiet"]) }
+        #expect(try await fixture.shelf.run(["sync"]).stdout.hasPrefix("Skipped: demo failed 2 times in a row"))
+        await state.setFaults(PageFaults(), page: 2)
+        let login = try await fixture.shelf.run(["login", "--username", "demo", "--password-stdin"], input: "1234\n")
+        #expect(login.status == 0, "\(login.stderr)")
+        let beforeLogin = await asked()
+        let afterLogin = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(afterLogin.status == 0 && afterLogin.stderr.isEmpty, "\(afterLogin.stderr)")
+        #expect(await asked() > beforeLogin)
+        await fixture.finish()
+    }
+
     @Test func aTitleWhoseDownloadKeepsFailingWaitsItsTurnButNotWhenNamed() async throws {
         let fixture = try await ready()
         await fixture.server.state.setAudioFaults(AudioFaults(missingParts: [2]), for: sherlock)

@@ -64,6 +64,7 @@ extension Shelf {
                     let credentials = try LibrarySession.signIn(
                         library: library, flow: flow, username: card, password: secret, credentialStore: credentialStore,
                         configuration: http)
+                    try store.clearBackoff(libraryID: library.id)
                     if !global.quiet {
                         Output.line("Signed in to \(library.name) (\(document.title)) with card \(credentials.maskedUsername). Next: shelf sync")
                     }
@@ -72,6 +73,7 @@ extension Shelf {
                     let credentials = try LibrarySession.signIn(
                         library: library, challenge: challenge, username: user, password: secret,
                         credentialStore: credentialStore, configuration: http)
+                    try store.clearBackoff(libraryID: library.id)
                     if !global.quiet {
                         Output.line("Signed in to \(library.name) (\(challenge.summary)) as \(credentials.maskedUsername); "
                             + "the user name and password were checked and stored. Next: shelf sync")

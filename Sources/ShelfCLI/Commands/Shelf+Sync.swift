@@ -25,10 +25,13 @@ extension Shelf {
                 title is removed that sync. A root that leads to no title at all fails with exit status 90.
 
                 A page answering 429 or 5xx, or cut short, is asked for again with backoff (honouring Retry-After) \
-                up to 5 times within 2 minutes. A library that keeps failing is backed off across runs: after its \
-                second failure in a row it is not tried again for 30 minutes, doubling up to a day, and a sync \
-                meanwhile skips it with one line and exit status 0. --now tries at once. Under --quiet only the \
-                first failure and the first success after failures are printed.
+                up to 5 times within 2 minutes. A library whose server keeps failing (5xx, no answer, a reset) is \
+                backed off across runs: after its second failure in a row it is not tried again for 30 minutes, \
+                doubling up to a day, and a sync meanwhile skips it with one line and exit status 0 (with --json, \
+                its summary says "skipped": true and "nextTryAt"). A sign-in wanted, a refusal, a full disk or \
+                another local failure never backs a library off, and `shelf login` or `shelf library set` ends a \
+                back-off at once. --now tries at once. Under --quiet only the first failure and the first success \
+                after failures are printed.
 
                 DOWNLOADS. At the end of every sync, each library's download policy is applied (`shelf library \
                 set NAME --auto-download none|loans|all`, `loans` by default): audiobooks on loan and updates of \
@@ -136,6 +139,10 @@ extension Shelf {
                         // Not a failure of this run: cron every 30 minutes stays quiet until the library is due.
                         let skipped = SyncError.backingOff(library: name, until: until, failures: failures, reason: reason)
                         if !global.quiet && !output.json { Output.line("Skipped: \(skipped.description)") }
+                        var summary = SyncSummary(library: library.name)
+                        summary.skipped = true
+                        summary.nextTryAt = until
+                        summaries.append(summary)
                     } catch let failure as ShelfFailure {
                         let prefix = libraries.count > 1 ? "\(library.name): " : ""
                         // Under --quiet a library already known to be failing says nothing more until it recovers.

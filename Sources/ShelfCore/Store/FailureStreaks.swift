@@ -75,18 +75,26 @@ extension Store {
         }
     }
 
+    /// Forgets a library's sync back-off after the patron changed something that may mend it (signed in, changed
+    /// the library's settings): the next unattended sync tries at once rather than waiting out the streak.
+    public func clearBackoff(libraryID: Int64) throws {
+        try write { db in try Self.deleteStreak(db, libraryID: libraryID, editionID: nil) }
+    }
+
     /// Ends a streak after a success; returns the streak that ended, if there was one.
     @discardableResult
     public func endFailureStreak(libraryID: Int64, editionID: Int64? = nil) throws -> FailureStreak? {
         try write { db in
             let streak = try Self.streak(db, libraryID: libraryID, editionID: editionID)
-            if streak != nil {
-                try db.execute(sql: """
-                    DELETE FROM failure_streak WHERE library_id = ? AND IFNULL(edition_id, 0) = IFNULL(?, 0)
-                    """, arguments: [libraryID, editionID])
-            }
+            if streak != nil { try Self.deleteStreak(db, libraryID: libraryID, editionID: editionID) }
             return streak
         }
+    }
+
+    static func deleteStreak(_ db: Database, libraryID: Int64, editionID: Int64?) throws {
+        try db.execute(sql: """
+            DELETE FROM failure_streak WHERE library_id = ? AND IFNULL(edition_id, 0) = IFNULL(?, 0)
+            """, arguments: [libraryID, editionID])
     }
 
     private static func streak(_ db: Database, libraryID: Int64, editionID: Int64?) throws -> FailureStreak? {

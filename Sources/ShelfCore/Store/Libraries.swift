@@ -127,6 +127,8 @@ extension Store {
             try db.execute(
                 sql: "UPDATE library SET crawl_depth = COALESCE(?, crawl_depth), crawl_feeds = COALESCE(?, crawl_feeds) WHERE id = ?",
                 arguments: [depth, feeds, library.id])
+            // New settings may mend what failed: the next sync is not skipped for the old failures.
+            try Self.deleteStreak(db, libraryID: library.id, editionID: nil)
             return try Self.library(db, name: name)
         }
     }
@@ -148,6 +150,7 @@ extension Store {
                     WHERE id = ?
                     """,
                 arguments: [policy?.rawValue, keep, keep, maxBytes, maxBytes, library.id])
+            try Self.deleteStreak(db, libraryID: library.id, editionID: nil)
             return try Self.library(db, name: name)
         }
     }

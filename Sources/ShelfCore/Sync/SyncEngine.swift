@@ -101,6 +101,10 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     /// The end of a failure streak (`recovered`), when this sync ended one.
     public var transition: FailureTransition?
     public var seconds: Double = 0
+    /// Not tried: the library is backed off after failing again and again (`--json` says so, with `nextTryAt`).
+    public var skipped: Bool?
+    /// When a skipped library is tried again.
+    public var nextTryAt: Date?
 
     public init(library: String) { self.library = library }
 
@@ -188,12 +192,22 @@ public final class SyncEngine {
             return summary
         } catch let error as ShelfFailure {
             recordFailure(library, started: started, message: error.description)
-            if let streak = try? store.noteFailure(libraryID: library.id, reason: error.description) {
+            if Self.backsOff(error), let streak = try? store.noteFailure(libraryID: library.id, reason: error.description) {
                 lastTransition = streak.failures == 1
                     ? .startedFailing(reason: error.description)
                     : .stillFailing(failures: streak.failures, nextTry: streak.nextTryAt, reason: error.description)
             }
             throw error
+        }
+    }
+
+    /// Whether a failure is the library server's own (a 5xx, no answer, a reset), the only kind that starts or extends
+    /// a back-off. A sign-in wanted, a wrong password, a full disk or anything else on this computer is the patron's
+    /// to fix, and the first sync after the fix must not be skipped on its account.
+    static func backsOff(_ failure: any ShelfFailure) -> Bool {
+        switch failure.exitCode {
+        case .offline, .serverError: true
+        default: false
         }
     }
 
