@@ -104,6 +104,7 @@ static struct {
     int (*SDL_QueueAudio)(SDL_AudioDeviceID dev, const void *data, Uint32 len);
     void (*SDL_QuitSubSystem)(Uint32 flags);
     void (*SDL_SetMainReady)(void);
+    SDL_bool (*SDL_SetHint)(const char *name, const char *value);
 } sdl;
 
 struct symbol {
@@ -188,6 +189,7 @@ static const struct symbol sdl_symbols[] = {
     SYMBOL(SDL_QueueAudio),
     SYMBOL(SDL_QuitSubSystem),
     SYMBOL(SDL_SetMainReady),
+    SYMBOL(SDL_SetHint),
 };
 #undef TABLE
 
@@ -534,4 +536,8 @@ STAND_IN void SDL_QuitSubSystem(Uint32 flags) {
 STAND_IN void SDL_SetMainReady(void) {
     if (!sdl.SDL_SetMainReady) return;
     sdl.SDL_SetMainReady();
+}
+STAND_IN SDL_bool SDL_SetHint(const char *name, const char *value) {
+    if (!sdl.SDL_SetHint) return SDL_FALSE;
+    return sdl.SDL_SetHint(name, value);
 }

@@ -29,6 +29,12 @@ public final class AudioOutput: @unchecked Sendable {
         state = Mutex(State(device: try SDLAudioDevice()))
     }
 
+    /// Opens `device` of the audio driver `driver`, whatever `SDL_AUDIODRIVER` says: SDL's `disk` driver with a
+    /// file's path writes the exact output stream to that file (tests), with no change to the process's environment.
+    public init(driver: String, device: String? = nil) throws {
+        state = Mutex(State(device: try SDLAudioDevice(driver: driver, device: device)))
+    }
+
     private init(unopened: Void) {
         state = Mutex(State())
     }

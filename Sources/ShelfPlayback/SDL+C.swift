@@ -42,10 +42,15 @@ final class SDLAudioDevice: @unchecked Sendable {
     }
     private static let started = Mutex(false)
 
-    /// Opens the default device paused; SDL converts if the hardware wants another format.
-    init() throws {
+    /// Opens the default device paused, or `device` of the audio driver `driver` (`SDL_AUDIODRIVER` or SDL's own
+    /// choice when nil); SDL converts if the hardware wants another format. The corresponding C functions are
+    /// `SDL_SetHint`, `SDL_InitSubSystem` and `SDL_OpenAudioDevice`.
+    init(driver: String? = nil, device name: String? = nil) throws {
         try SDL.load()
         SDL_SetMainReady()
+        // A hint, not the environment: setenv while another thread reads the environment (Foundation's Process.run)
+        // crashes the process.
+        if let driver { _ = SDL_SetHint("SDL_AUDIODRIVER", driver) }
         guard SDL_InitSubSystem(CSDL2_INIT_AUDIO()) == 0 else {
             throw PlaybackError.noAudioDevice(reason: SDL.lastError)
         }
@@ -58,7 +63,7 @@ final class SDLAudioDevice: @unchecked Sendable {
         var obtained = SDL_AudioSpec()
         // With no sound card, libasound would print a screenful of its own errors before shelf's one line.
         CSDL2_silence_alsa()
-        let device = SDL_OpenAudioDevice(nil, 0, &wanted, &obtained, 0)
+        let device = SDL_OpenAudioDevice(name, 0, &wanted, &obtained, 0)
         guard device != 0 else {
             let reason = SDL.lastError
             SDL_QuitSubSystem(CSDL2_INIT_AUDIO())

@@ -3,12 +3,12 @@ import ShelfPlayback
 import Testing
 
 /// Plays through SDL's disk driver, which writes the exact output stream to a file in real time.
-/// Serialized: the driver and its file are chosen through the environment when the device opens.
+/// Serialized: SDL chooses its audio driver when its audio starts, for the whole process. The driver and the file are
+/// given to the device, never set in the environment: setenv while another suite starts a process (Foundation's
+/// Process.run reads the environment) crashed the test process.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct PlayerTests {
     private func diskOutput(_ file: URL) throws -> AudioOutput {
-        setenv("SDL_AUDIODRIVER", "disk", 1)
-        setenv("SDL_DISKAUDIOFILE", file.path, 1)
-        return try AudioOutput()
+        try AudioOutput(driver: "disk", device: file.path)
     }
 
     private func samples(in file: URL) throws -> [Int16] {
@@ -90,10 +90,10 @@ import Testing
 
 extension PlayerTests {
     @Test func noDeviceIsAClearError() {
-        setenv("SDL_AUDIODRIVER", "shelf-no-such-driver", 1)
-        defer { setenv("SDL_AUDIODRIVER", "disk", 1) }
+        // A device SDL cannot open (the disk driver's file in a folder that does not exist), whatever driver SDL's
+        // audio already runs on in this process.
         do {
-            _ = try AudioOutput()
+            _ = try AudioOutput(driver: "disk", device: "/nonexistent-shelf-folder/out.raw")
             Issue.record("opened a device with no driver")
         } catch let error as PlaybackError {
             #expect(error.description.hasPrefix("no audio device: set SDL_AUDIODRIVER (e.g. pulseaudio, alsa, or disk for testing)"))

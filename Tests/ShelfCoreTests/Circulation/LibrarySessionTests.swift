@@ -26,18 +26,12 @@ import Testing
     }
 
     private func withLibrary(_ body: (Fixture) async throws -> Void) async throws {
-        let server = DemoLibraryServer()
-        let url = try await server.start()
-        let test = TestHome()
-        let library = try test.store().addLibrary(name: "demo", url: url)
-        let fixture = Fixture(server: server, url: url, library: library, credentials: CredentialStore(home: test.home), test: test)
-        do {
-            try await body(fixture)
-        } catch {
-            await server.stop()
-            throw error
+        try await withDemoLibrary { server, url in
+            let test = TestHome()
+            let library = try test.store().addLibrary(name: "demo", url: url)
+            try await body(
+                Fixture(server: server, url: url, library: library, credentials: CredentialStore(home: test.home), test: test))
         }
-        await server.stop()
     }
 
     /// Sends `count` requests for the loans feed at once, each from a thread of its own.

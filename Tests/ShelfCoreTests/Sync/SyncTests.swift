@@ -12,9 +12,15 @@ final class SyncFixture: @unchecked Sendable {
     let store: Store
     let library: Library
 
-    init(configuration: DemoConfiguration = DemoConfiguration(pageSize: 5)) async throws {
-        server = DemoLibraryServer(configuration: configuration)
-        url = try await server.start()
+    convenience init(configuration: DemoConfiguration = DemoConfiguration(pageSize: 5)) async throws {
+        let server = DemoLibraryServer(configuration: configuration)
+        try self.init(server: server, url: try await server.start())
+    }
+
+    /// A fresh store pointed at a demo library already started.
+    init(server: DemoLibraryServer, url: URL) throws {
+        self.server = server
+        self.url = url
         store = try Store(home: test.home, busyTimeout: 0.3)
         library = try store.addLibrary(name: "demo", url: url)
     }
@@ -61,14 +67,7 @@ final class SyncFixture: @unchecked Sendable {
     static func with(
         _ configuration: DemoConfiguration = DemoConfiguration(pageSize: 5), _ body: (SyncFixture) async throws -> Void
     ) async throws {
-        let fixture = try await SyncFixture(configuration: configuration)
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.stop()
-            throw error
-        }
-        await fixture.stop()
+        try await withDemoLibrary(configuration) { server, url in try await body(SyncFixture(server: server, url: url)) }
     }
 }
 

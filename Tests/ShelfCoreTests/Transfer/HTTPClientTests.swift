@@ -5,15 +5,7 @@ import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct HTTPClientTests {
     private func withServer(_ body: (URL, DemoLibraryServer) async throws -> Void) async throws {
-        let server = DemoLibraryServer()
-        let url = try await server.start()
-        do {
-            try await body(url, server)
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
+        try await withDemoLibrary { server, url in try await body(url, server) }
     }
 
     @Test func followsABoundedNumberOfRedirects() async throws {

@@ -63,15 +63,7 @@ enum RequestPath: String, CaseIterable, CustomTestStringConvertible, Sendable {
 /// The hardening every request gets, proved on both paths against real servers on loopback.
 @Suite(.timeLimit(.minutes(5))) struct TransferHardeningTests {
     private func withServer(_ body: (URL) async throws -> Void) async throws {
-        let server = DemoLibraryServer()
-        let url = try await server.start()
-        do {
-            try await body(url)
-        } catch {
-            await server.stop()
-            throw error
-        }
-        await server.stop()
+        try await withDemoLibrary { _, url in try await body(url) }
     }
 
     /// A chain of `hops` redirects through the demo library's redirect route, ending at `target`.
