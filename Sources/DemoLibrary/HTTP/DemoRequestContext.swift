@@ -33,7 +33,7 @@ struct DemoStateMiddleware: RouterMiddleware {
         let target = request.uri.query.map { path + "?" + $0 } ?? path
         let conditional = request.headers[.ifNoneMatch] != nil || request.headers[.ifModifiedSince] != nil
         await state.record(target: target, conditional: conditional)
-        await state.passGate()
+        await state.passGate(path: path)
         let delay = await state.switches.delayMilliseconds
         if delay > 0 { try await Task.sleep(for: .milliseconds(delay)) }
         let response = try await next(request, context)

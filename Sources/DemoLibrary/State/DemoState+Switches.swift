@@ -75,15 +75,19 @@ extension DemoState {
 /// Requests held at the door while it is closed: proof, without a clock, that several requests are in flight at once.
 struct RequestGate {
     var closed = false
+    /// The paths the closed gate holds: those that start with it.
+    var pathPrefix = "/"
     var held: [CheckedContinuation<Void, Never>] = []
     /// Who waits for a number of requests to be held.
     var watchers: [CheckedContinuation<Void, Never>] = []
 }
 
 extension DemoState {
-    /// Holds every request that comes in (admin routes aside), unanswered, until `openGate()`.
-    public func closeGate() {
+    /// Holds every request that comes in for a path starting with `pathPrefix` (admin routes aside), unanswered,
+    /// until `openGate()`.
+    public func closeGate(for pathPrefix: String = "/") {
         gate.closed = true
+        gate.pathPrefix = pathPrefix
     }
 
     /// Lets the held requests, and every later one, through.
@@ -104,9 +108,9 @@ extension DemoState {
     /// How many requests are held now.
     public var heldRequests: Int { gate.held.count }
 
-    /// Waits at the gate while it is closed.
-    func passGate() async {
-        guard gate.closed else { return }
+    /// Waits at the gate while it is closed for `path`.
+    func passGate(path: String) async {
+        guard gate.closed, path.hasPrefix(gate.pathPrefix) else { return }
         await withCheckedContinuation { request in
             gate.held.append(request)
             let watchers = gate.watchers
