@@ -90,6 +90,23 @@ public final class DemoLibraryServer: Sendable {
         return url
     }
 
+    /// Starts a server made with `configuration`, runs `body` with it and its root URL, and stops it once `body` has
+    /// ended, however it ended: the stop is always awaited, never left to a task of its own.
+    public static func serving<T>(
+        _ configuration: DemoConfiguration = DemoConfiguration(), _ body: (DemoLibraryServer, URL) async throws -> T
+    ) async throws -> T {
+        let server = DemoLibraryServer(configuration: configuration)
+        let url = try await server.start()
+        do {
+            let value = try await body(server, url)
+            await server.stop()
+            return value
+        } catch {
+            await server.stop()
+            throw error
+        }
+    }
+
     /// Stops listening, serves or closes open connections, and returns once nothing answers; safe to call when not
     /// running.
     public func stop() async {

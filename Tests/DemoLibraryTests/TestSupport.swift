@@ -10,16 +10,7 @@ func withServer<T>(
     _ configuration: DemoConfiguration = .init(),
     _ body: (DemoLibraryServer, URL) async throws -> T
 ) async throws -> T {
-    let server = DemoLibraryServer(configuration: configuration)
-    let url = try await server.start()
-    do {
-        let result = try await body(server, url)
-        await server.stop()
-        return result
-    } catch {
-        await server.stop()
-        throw error
-    }
+    try await DemoLibraryServer.serving(configuration, body)
 }
 
 extension URL {
