@@ -84,9 +84,7 @@ public final class DemoLibraryServer: Sendable {
         // The audio is made (or read from its cache) in the background, on the server's threads; fulfilment waits
         // for it.
         let state = self.state
-        Task(executorPreference: threads.executor) {
-            try? await ThreadPoolTaskExecutor.$current.withValue(threads.executor) { try await state.prepareAudio() }
-        }
+        threads.task { try await state.prepareAudio() }
         return url
     }
 

@@ -29,10 +29,10 @@ public final class GracefulRun: Sendable {
         let ended = Flag()
         self.group = group
         self.ended = ended
-        task = Task(executorPreference: threads.executor) {
+        task = threads.task {
             let result: Result<Void, any Error>
             do {
-                try await ThreadPoolTaskExecutor.$current.withValue(threads.executor) { try await group.run() }
+                try await group.run()
                 result = .success(())
             } catch {
                 result = .failure(error)

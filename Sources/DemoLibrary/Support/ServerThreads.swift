@@ -22,6 +22,15 @@ public final class ServerThreads: Sendable {
         executor = ThreadPoolTaskExecutor(name: name, threads: handlers)
     }
 
+    /// Starts `body` as a task on these threads, with `ThreadPoolTaskExecutor.current` bound for the unstructured tasks
+    /// it starts in turn (which do not inherit an executor preference).
+    @discardableResult
+    public func task<T: Sendable>(_ body: sending @escaping () async throws -> T) -> Task<T, any Error> {
+        Task(executorPreference: executor) { [executor] in
+            try await ThreadPoolTaskExecutor.$current.withValue(executor) { try await body() }
+        }
+    }
+
     /// Ends the threads once the server has stopped: the event loop closes what is still open, and the executor
     /// hands any later work (a task that outlived the server) to the shared pool.
     public func shutdown() async {
