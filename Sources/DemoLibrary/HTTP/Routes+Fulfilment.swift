@@ -70,7 +70,7 @@ enum FulfilmentRoutes {
                         throw DemoProblem.notFound("\(title.title) is fulfilled as a manifest, not a package")
                     }
                     let resource = try await state.package(for: title)
-                    return serve(PartDelivery(resource: resource, statsKey: "\(id)/package"), request: request, state: nil)
+                    return serve(PartDelivery(resource: resource, statsKey: "\(id)/package"), request: request, state: state)
                 } catch let error as DemoProblem {
                     return problem(error)
                 }

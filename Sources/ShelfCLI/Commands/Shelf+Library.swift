@@ -74,7 +74,8 @@ extension Shelf.LibraryCommand {
                 --auto-download says what each sync downloads by itself: none; loans (the default: audiobooks on \
                 loan, and updates of titles downloaded before; `audiobooks` is the same); all (adds the free \
                 titles of followed authors and series). --keep N archives the oldest finished titles beyond N \
-                downloaded ones (never one in progress; 0 removes the limit). --max-size caps what the library's \
+                downloaded ones (never one in progress; 0 removes the limit); what it archived stays archived, as a \
+                title you archive does. --max-size caps what the library's \
                 downloads take on disk (like 20G, 500M; 0 removes the cap): a title that would go past it is left \
                 out, and that is an event. --notify on sends each new event as a desktop notification, as \
                 `shelf sync --notify` does.

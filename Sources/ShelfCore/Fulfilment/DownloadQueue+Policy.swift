@@ -16,19 +16,4 @@ extension DownloadQueue {
             }
         }
     }
-
-    /// Every playable loan or open-access audiobook without a complete local copy, added to the end.
-    public func enqueueAllLoans() throws -> Int {
-        // Streamed, keeping only the loans: the catalog around them may be 100,000 titles.
-        var candidates: [String] = []
-        try store.forEachEdition(of: library) { edition in
-            if edition.entitlement == .loan && edition.medium == "audiobook" && edition.protection == nil
-                && (edition.state == .new || edition.state == .updated || edition.state.isInProgress)
-            {
-                candidates.append(edition.id)
-            }
-        }
-        for id in candidates { try enqueue(try store.resolveEdition(id, in: library)) }
-        return candidates.count
-    }
 }

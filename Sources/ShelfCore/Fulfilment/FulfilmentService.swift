@@ -49,7 +49,9 @@ public final class FulfilmentService {
     /// How many times expired URLs are refetched before giving up.
     private let refetchLimit = 2
     /// Downloads larger than this ask `confirmLarge` first.
-    public var largeThreshold: Int64 = 500 * 1_048_576
+    public var largeThreshold: Int64 = FulfilmentService.largeDownload
+    /// What counts as a large download, worth a question: 500 MB.
+    public static let largeDownload: Int64 = 500 * 1_048_576
     /// Asked with the expected size of a large download; false cancels it. Nil never asks.
     public var confirmLarge: ((Int64) -> Bool)?
     /// Called a few times a second while parts download.
@@ -524,14 +526,17 @@ public final class FulfilmentService {
     /// A title a download left half-way (interrupted, or killed while Downloading) has its partial files removed
     /// and goes back to where it rests.
     /// Refuses (`PlayingError.playing`) while `shelf listen` plays the title, unless `force`.
-    public func archive(_ edition: EditionRef, force: Bool = false) throws -> String {
+    ///
+    /// The title is marked archived `by` the patron or the keep rule: no download policy brings it back until the
+    /// patron downloads it by name or the loan ends.
+    public func archive(_ edition: EditionRef, force: Bool = false, by who: ArchivedBy = .patron) throws -> String {
         let title = try store.summary(of: edition).title
         return try PlayingLock.whileNotPlaying(
             home: home, library: library.id, edition: edition.rowID, title: title, action: .archive, force: force
-        ) { try archiveFiles(edition) }
+        ) { try archiveFiles(edition, by: who) }
     }
 
-    private func archiveFiles(_ edition: EditionRef) throws -> String {
+    private func archiveFiles(_ edition: EditionRef, by who: ArchivedBy) throws -> String {
         var summary = try store.summary(of: edition)
         if !summary.actions.contains(.archive) {
             let lockFile = home.temporary.appendingPathComponent("download-\(library.id)-\(edition.rowID).lock")
@@ -548,11 +553,15 @@ public final class FulfilmentService {
                 guard try LocalFiles(store: store, home: home).clearPartial(library: library, rowID: edition.rowID) else {
                     throw FulfilmentError.nothingToArchive(title: summary.title)
                 }
+                try store.markArchived(edition, by: who)
                 return "Removed the half-downloaded files of \(summary.title); it stays on your shelf."
             }
         }
-        try store.applyLifecycle(.archiveRequested, to: edition, reason: "archived by the patron")
+        let reason = who == .patron ? "archived by the patron" : "archived to keep \(library.keepFinished ?? 0) titles"
+        try store.applyLifecycle(.archiveRequested, to: edition, reason: reason)
         try LocalFiles(store: store, home: home).finishClearing(library)
+        // After the clearing: the title rests in New, on loan, and stays there.
+        try store.markArchived(edition, by: who)
         return "Removed the files of \(summary.title); it stays on your shelf."
     }
 }

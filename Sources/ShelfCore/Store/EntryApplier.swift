@@ -352,11 +352,21 @@ final class EntryApplier {
         let moved = try Store.transition(
             db, old.id, libraryID: libraryID, .feedChanged, reason: "the publisher changed the edition",
             note: "the publisher changed the edition", syncID: syncID, now: Date(timeIntervalSince1970: now))
+        let version = record.entry.updated ?? String(Int(now))
         if moved.to.state == .updated && moved.from.state != .updated {
-            let version = record.entry.updated ?? String(Int(now))
             try Notices.record(
                 db, kind: .updated, libraryID: libraryID, editionID: old.id, key: "updated:\(record.entry.id):\(version)",
                 text: "\(record.entry.title): updated by the publisher", at: Date(timeIntervalSince1970: now))
+        } else if let who = try ArchivedBy.fetchOne(
+            db.cachedStatement(sql: "SELECT archived_by FROM edition WHERE id = ?"), arguments: [old.id])
+        {
+            // Archived on purpose: the update is news, not a reason to download the title again.
+            let by = who == .patron ? "you archived it" : "it was archived when finished"
+            try Notices.record(
+                db, kind: .updated, libraryID: libraryID, editionID: old.id, key: "updated:\(record.entry.id):\(version)",
+                text: "\(record.entry.title): updated by the publisher; \(by), so it was not downloaded "
+                    + "(`shelf download \(record.entry.id)` gets it)",
+                at: Date(timeIntervalSince1970: now))
         }
     }
 }

@@ -39,6 +39,11 @@ extension Store {
     ) throws -> (from: Lifecycle, to: Lifecycle) {
         let current = try lifecycle(db, editionID)
         let next = try current.applying(event)
+        // A title downloaded again, or no longer on loan, is no longer one the patron (or the keep rule) archived.
+        if next.state == .downloaded || event == .loanEnded {
+            try db.cachedStatement(sql: "UPDATE edition SET archived_by = NULL WHERE id = ? AND archived_by IS NOT NULL")
+                .execute(arguments: [editionID])
+        }
         guard next != current || keepsReason else { return (current, next) }
         try db.cachedStatement(sql: """
             UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?

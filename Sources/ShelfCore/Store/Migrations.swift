@@ -428,6 +428,14 @@ enum Migrations {
                     has_borrow, duration, series_name, series_position, series_url, found_by, short_key);
                 """)
         }
+        migrator.registerMigration("v17-archived-by") { db in
+            try db.execute(sql: """
+                -- Who archived a title that stays on loan: 'patron' (`shelf archive`) or 'keep' (the library's
+                -- `--keep` rule). Neither the downloads at the end of a sync nor `download --all` bring such a title
+                -- back; a download the patron asks for by name, or the loan ending, clears it.
+                ALTER TABLE edition ADD COLUMN archived_by TEXT;
+                """)
+        }
         return migrator
     }
 }

@@ -20,6 +20,8 @@ public enum NoticeKind: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     /// A library started failing, or recovered (fed by the retry and backoff logic).
     case libraryFailing = "library-failing"
     case libraryRecovered = "library-recovered"
+    /// The library's `--keep` rule archived a finished title.
+    case archived
 
     /// The phrase a summary line uses for `count` notices of this kind ("500 holds ready").
     public func summary(_ count: Int) -> String {
@@ -37,6 +39,7 @@ public enum NoticeKind: String, Codable, Sendable, CaseIterable, DatabaseValueCo
         case .announcement: "\(count) library announcement\(s)"
         case .libraryFailing: "\(count) librar\(count == 1 ? "y" : "ies") failing"
         case .libraryRecovered: "\(count) librar\(count == 1 ? "y" : "ies") recovered"
+        case .archived: "\(count) finished title\(s) archived to keep the library's --keep"
         }
     }
 }

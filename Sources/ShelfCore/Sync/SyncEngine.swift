@@ -105,6 +105,8 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     public var skipped: Bool?
     /// When a skipped library is tried again.
     public var nextTryAt: Date?
+    /// Why a library was skipped, in one line.
+    public var skipReason: String?
 
     public init(library: String) { self.library = library }
 
