@@ -45,6 +45,9 @@ final class LoanApplier {
             db, sql: "SELECT id FROM edition WHERE library_id = ? AND entry_id = ?", arguments: [libraryID, entry.id])
             ?? applier.insertOffCatalog(record)
         try db.execute(sql: "INSERT OR IGNORE INTO temp.seen_loans (edition_id) VALUES (?)", arguments: [editionID])
+        // The patron borrowed, returned or reserved it with shelf after this sync read the feed: theirs is the later
+        // word, and the next sync reads the feed again.
+        if try actedSinceSyncBegan(editionID) { return editionID }
         let kind: Entitlement = switch record.entitlement {
         case .hold: .hold
         case .holdReady: .holdReady
@@ -115,6 +118,8 @@ final class LoanApplier {
             """, arguments: [libraryID])
         for row in rows {
             let editionID: Int64 = row[0]
+            // Borrowed or reserved with shelf after this sync read the feed.
+            if try actedSinceSyncBegan(editionID) { continue }
             let kind: String = row[1]
             let what = kind == Entitlement.loan.rawValue ? "loan" : "hold"
             try end(editionID: editionID, reason: "the \(what) is no longer on the loans shelf (returned elsewhere or expired)")
@@ -148,6 +153,16 @@ final class LoanApplier {
         default: nil
         }
         if let summaryKind { notices.append(ShelfNotice(kind: summaryKind, id: id, title: title, message: message)) }
+    }
+
+    /// Whether the patron's own command (no sync's) changed the title's loan or hold after a sync began: only a
+    /// sync asks, since it applies a feed it read earlier.
+    private func actedSinceSyncBegan(_ editionID: Int64) throws -> Bool {
+        guard syncID != nil else { return false }
+        return try Bool.fetchOne(db.cachedStatement(sql: """
+            SELECT 1 FROM event WHERE edition_id = ? AND at > ? AND sync_id IS NULL
+                AND kind IN ('loan', 'hold', 'hold-ready', 'ended') LIMIT 1
+            """), arguments: [editionID, now.timeIntervalSince1970]) ?? false
     }
 
     private func event(_ editionID: Int64, _ kind: EventKind, _ detail: String) throws {

@@ -17,8 +17,8 @@ struct KnownPage: Sendable {
 
 /// What the fetcher hands to the thread that writes the store, in feed order.
 enum FetchEvent: Sendable {
-    /// A page answered 200; its entries follow.
-    case page(kind: FeedKind, url: String, position: Int, etag: String?, lastModified: String?)
+    /// A page answered 200; its entries follow. `staged` is where its document was kept, when the sync stages.
+    case page(kind: FeedKind, url: String, position: Int, etag: String?, lastModified: String?, staged: StagedDocument?)
     /// Entries already flattened and hashed, so the writing thread only compares and writes.
     case entries([EntryRecord])
     /// The page's feed-level metadata, known once the whole document has been read, and the feeds it links to
@@ -104,12 +104,16 @@ final class FeedFetcher: Sendable {
     let root: URL
     /// Every page URL read this sync (and the root's aliases once a crawl begins).
     let visited = Mutex<Set<String>>([])
+    /// Where the pages' documents are kept for the sync to apply once every page was read; with a stage, the
+    /// entries are only counted here, not handed on.
+    private let stage: SyncStage?
 
     init(
         http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, storedShelf: String?,
         session: LibrarySession?, scratch: URL, maxPages: Int, root: URL, bounds: CrawlBounds,
-        retry: RetryPolicy = .pages, log: (@Sendable (String) -> Void)?
+        retry: RetryPolicy = .pages, stage: SyncStage? = nil, log: (@Sendable (String) -> Void)?
     ) {
+        self.stage = stage
         self.retry = retry
         self.root = root
         self.bounds = bounds
@@ -250,42 +254,68 @@ final class FeedFetcher: Sendable {
         if response.isHTML {
             throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.html)
         }
+        let base = URL(string: response.url) ?? url
+        let contentType = response.header("content-type")
+        let staged = try stage.map { stage in
+            do { return try stage.keep(response, baseURL: base, contentType: contentType) } catch let error as ShelfFailure {
+                throw SyncError.page(feed: feed, page: position, url: address, reason: error)
+            }
+        }
         guard channel.put(.page(
             kind: kind, url: address, position: position, etag: response.header("etag"),
-            lastModified: response.header("last-modified")))
+            lastModified: response.header("last-modified"), staged: staged))
         else { return nil }
+        let read: (info: OPDSFeedInfo, count: Int)?
+        do {
+            if let staged {
+                read = try Self.read(staged, kind: kind, bounds: bounds, batchSize: batchSize, channel: nil)
+            } else {
+                read = try Self.read(
+                    StagedDocument(file: response.bodyFile, baseURL: base, contentType: contentType), body: response.body,
+                    kind: kind, bounds: bounds, batchSize: batchSize, channel: channel)
+            }
+        } catch let error as OPDSParseError {
+            throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
+        }
+        guard let (info, count) = read else { return nil }
+        let navigation = crawlLinks(info)
+        guard channel.put(.pageEnd(info, count: count, navigation: navigation)) else { return nil }
+        return Page(info: info, next: info.next?.href, navigation: navigation, entries: count)
+    }
 
-        var parser = FeedDocument(baseURL: URL(string: response.url) ?? url)
+    /// Parses one page, handing its entries to `channel` in batches (only counting them without one). Returns nil
+    /// when the writer has gone away.
+    static func read(
+        _ document: StagedDocument, body: Data = Data(), kind: FeedKind, bounds: CrawlBounds, batchSize: Int,
+        channel: FetchChannel?
+    ) throws -> (info: OPDSFeedInfo, count: Int)? {
+        var parser = FeedDocument(baseURL: document.baseURL)
         // A crawl follows at most `bounds.feeds` feeds: more links than that are never needed, whatever the feed holds.
         parser.maxNavigation = kind == .loans ? 0 : bounds.feeds + 1
-        let contentType = response.header("content-type")
         var batch: [EntryRecord] = []
-        batch.reserveCapacity(batchSize)
+        batch.reserveCapacity(channel == nil ? 0 : batchSize)
         var count = 0
         struct WriterGone: Error {}
         let info: OPDSFeedInfo
         do {
             let onEntry: (OPDSEntry) throws -> Void = { entry in
                 count += 1
+                guard let channel else { return }
                 batch.append(EntryRecord(entry))
-                if batch.count == self.batchSize {
+                if batch.count == batchSize {
                     guard channel.put(.entries(batch)) else { throw WriterGone() }
                     batch.removeAll(keepingCapacity: true)
                 }
             }
-            if let file = response.bodyFile {
-                info = try parser.parse(file: file, contentType: contentType, onEntry: onEntry)
+            if let file = document.file {
+                info = try parser.parse(file: file, contentType: document.contentType, onEntry: onEntry)
             } else {
-                info = try parser.parse(data: response.body, contentType: contentType, onEntry: onEntry)
+                info = try parser.parse(data: body, contentType: document.contentType, onEntry: onEntry)
             }
-        } catch let error as OPDSParseError {
-            throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
         } catch is WriterGone {
             return nil
         }
-        if !batch.isEmpty { guard channel.put(.entries(batch)) else { return nil } }
-        let navigation = crawlLinks(info)
-        guard channel.put(.pageEnd(info, count: count, navigation: navigation)) else { return nil }
-        return Page(info: info, next: info.next?.href, navigation: navigation, entries: count)
+        if let channel, !batch.isEmpty { guard channel.put(.entries(batch)) else { return nil } }
+        return (info, count)
     }
 }

@@ -139,6 +139,9 @@ public struct SyncOptions: Sendable {
     public var http = HTTPConfiguration()
     /// Progress lines (`-v`); never carries credentials.
     public var log: (@Sendable (String) -> Void)?
+    /// Called once every page was read and kept, before the catalog's write lock is taken to apply them: where a
+    /// test puts what the patron does while a sync runs.
+    package var afterFetch: (@Sendable () throws -> Void)?
 
     public init() {}
 }
@@ -181,9 +184,17 @@ public final class SyncEngine {
             try LocalFiles(store: store, home: home).finishClearing(library)
             let session = try LibrarySession(
                 library: library, credentialStore: CredentialStore(home: home), configuration: options.http)
+            // Every page is read and kept on disk before the catalog's write lock is taken: the patron's commands
+            // never wait for the network, and a sync that fails or is killed while fetching changes nothing.
+            let stage = try SyncStage(home: home)
+            let fetcher = try fetch(library, session: session, stage: stage, scratch: scratch)
+            try options.afterFetch?()
+            let applying = Date()
             var summary = try store.write { db in
-                try self.run(library, session: session, db: db, started: started, scratch: scratch)
+                try self.run(library, stage: stage, fetcher: fetcher, db: db, started: started)
             }
+            options.log?(String(format: "applied %d pages in %.2f s (the catalog's write lock)", stage.pages.count,
+                                Date().timeIntervalSince(applying)))
             try LocalFiles(store: store, home: home).finishClearing(library)
             pushPositions(library, into: &summary)
             if let ended = try? store.endFailureStreak(libraryID: library.id) {
@@ -228,34 +239,65 @@ public final class SyncEngine {
         try? store.recordFailedSync(libraryID: library.id, startedAt: started, message: message)
     }
 
-    private func run(_ given: Library, session: LibrarySession, db: Database, started: Date, scratch: URL) throws
+    /// The pages the library's catalog and loans come to, as the last sync left them.
+    private static func knownPages(_ db: Database, libraryID: Int64) throws -> [String: KnownPage] {
+        var known: [String: KnownPage] = [:]
+        for page in try FeedPageRecord.all(db, libraryID: libraryID) {
+            known[KnownPage.key(kind: page.kind, url: page.url)] = KnownPage(
+                id: page.id!, etag: page.etag, lastModified: page.lastModified, nextURL: page.nextURL,
+                entries: page.entryCount, navigation: page.navigation?.split(separator: "\n").map(String.init) ?? [])
+        }
+        return known
+    }
+
+    /// Reads every page of the catalog and the loans into `stage`, writing nothing: only reads of the store, which
+    /// never wait for a writer.
+    private func fetch(_ given: Library, session: LibrarySession, stage: SyncStage, scratch: URL) throws -> FeedFetcher {
+        // What the last sync learnt (the crawlable feed's URL) is read afresh, not taken from the caller's copy.
+        let (library, known) = try store.read { db in
+            let library = try Store.library(db, name: given.name)
+            return (library, try Self.knownPages(db, libraryID: library.id))
+        }
+        guard let rootURL = URL(string: library.url) else { throw NetworkError.unsupportedURL(library.url) }
+        let bounds = CrawlBounds(
+            depth: options.crawlDepth ?? library.crawlBounds.depth, feeds: options.crawlFeeds ?? library.crawlBounds.feeds)
+        let fetcher = FeedFetcher(
+            http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
+            session: session, scratch: scratch, maxPages: options.maxPages, root: rootURL,
+            bounds: bounds, retry: options.retry, stage: stage, log: options.log)
+        let channel = FetchChannel(capacity: 8)
+        let fetching = Background { fetcher.run(into: channel) }
+        defer {
+            channel.cancel()
+            _ = try? fetching.value()
+        }
+        while true {
+            let event = channel.take()
+            stage.note(event)
+            switch event {
+            case .finished: return fetcher
+            case .failed(let error): throw error
+            default: continue
+            }
+        }
+    }
+
+    /// Applies the staged pages in one transaction: reading them again runs on a thread of its own while this one
+    /// writes, so the two overlap.
+    private func run(_ given: Library, stage: SyncStage, fetcher: FeedFetcher, db: Database, started: Date) throws
         -> SyncSummary
     {
-        // What the last sync learnt (the crawlable feed's URL) is read afresh, not taken from the caller's copy.
         let library = try Store.library(db, name: given.name)
         var run = SyncRunRecord(libraryID: library.id, startedAt: started.timeIntervalSince1970, status: .running)
         try run.insert(db)
         let syncID = run.id!
         let applier = try EntryApplier(db: db, libraryID: library.id, syncID: syncID, now: started)
         var summary = SyncSummary(library: library.name)
-        guard let rootURL = URL(string: library.url) else { throw NetworkError.unsupportedURL(library.url) }
+        let known = try Self.knownPages(db, libraryID: library.id)
+        let bounds = fetcher.bounds
 
-        var known: [String: KnownPage] = [:]
-        for page in try FeedPageRecord.all(db, libraryID: library.id) {
-            known[KnownPage.key(kind: page.kind, url: page.url)] = KnownPage(
-                id: page.id!, etag: page.etag, lastModified: page.lastModified, nextURL: page.nextURL,
-                entries: page.entryCount, navigation: page.navigation?.split(separator: "\n").map(String.init) ?? [])
-        }
-        let bounds = CrawlBounds(
-            depth: options.crawlDepth ?? library.crawlBounds.depth, feeds: options.crawlFeeds ?? library.crawlBounds.feeds)
-
-        // Fetching and parsing run on a thread of their own while this one writes, so the two overlap.
-        let fetcher = FeedFetcher(
-            http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
-            session: session, scratch: scratch, maxPages: options.maxPages, root: rootURL,
-            bounds: bounds, retry: options.retry, log: options.log)
         let channel = FetchChannel(capacity: 2)
-        let fetching = Background { fetcher.run(into: channel) }
+        let fetching = Background { stage.replay(into: channel, bounds: bounds, crawlLinks: fetcher.crawlLinks) }
         defer {
             channel.cancel()
             _ = try? fetching.value()
@@ -284,7 +326,7 @@ public final class SyncEngine {
         let now = started.timeIntervalSince1970
         events: while true {
             switch channel.take() {
-            case .page(let kind, let url, let position, let etag, let lastModified):
+            case .page(let kind, let url, let position, let etag, let lastModified, _):
                 summary.pages += 1
                 pageID = try FeedPageRecord.fetched(
                     db, libraryID: library.id, kind: kind, url: url, position: position, etag: etag,

@@ -189,3 +189,46 @@ extension SyncFixture {
         }
     }
 }
+
+/// A sync applies feeds it read before: what the patron did with shelf after that reading is the later word.
+@Suite(.timeLimit(.minutes(5))) struct PatronWordDuringSyncTests {
+    /// Syncs, running `patron` after every page was read and before any is applied.
+    private func sync(_ fixture: SyncFixture, patron: @escaping @Sendable () throws -> Void) throws -> SyncSummary {
+        var options = SyncOptions()
+        options.lockTimeout = 1
+        options.retry = SyncFixture.quickRetry
+        options.afterFetch = patron
+        return try SyncEngine(store: fixture.store, home: fixture.test.home, options: options)
+            .sync(try fixture.store.library(named: "demo"))
+    }
+
+    private func entitlement(_ fixture: SyncFixture, _ id: String) throws -> Entitlement {
+        try fixture.store.summary(of: try fixture.edition(id)).entitlement
+    }
+
+    @Test func aReturnAndABorrowMadeAfterTheLoansFeedWasReadStand() async throws {
+        try await SyncFixture.with { fixture in
+            _ = try fixture.refresh(download: false)
+            try fixture.signIn()
+            _ = try fixture.refresh(download: false)
+            #expect(try entitlement(fixture, frankenstein) == .loan)
+            #expect(try entitlement(fixture, secretGarden) != .loan)
+            let (frankensteinRef, gardenRef) = (try fixture.edition(frankenstein), try fixture.edition(secretGarden))
+            let summary = try sync(fixture) {
+                let service = try CirculationService(
+                    store: fixture.store, home: fixture.test.home, library: try fixture.store.library(named: "demo"),
+                    configuration: HTTPConfiguration())
+                _ = try service.returnTitle(frankensteinRef, force: true)
+                _ = try service.borrow(gardenRef)
+            }
+            // The feed the sync read still had Frankenstein on loan and not The Secret Garden.
+            #expect(try entitlement(fixture, frankenstein) != .loan)
+            #expect(try entitlement(fixture, secretGarden) == .loan)
+            #expect(!summary.notices.contains { $0.kind == .ended && $0.id == secretGarden })
+            // The next sync reads the feed afresh and agrees.
+            _ = try fixture.refresh(download: false)
+            #expect(try entitlement(fixture, frankenstein) != .loan)
+            #expect(try entitlement(fixture, secretGarden) == .loan)
+        }
+    }
+}
