@@ -38,7 +38,14 @@ package struct GlobalOptions: ParsableArguments {
     /// Opens the store and resolves the title the patron named, once, at the command's edge.
     package func openEdition(_ query: String) throws -> (Store, Library, EditionRef) {
         let (store, library) = try openLibrary()
-        return (store, library, try store.resolveEdition(query, in: library))
+        return (store, library, try resolve(query, store: store, library: library))
+    }
+
+    /// Finds a title by the id given, saying so on standard error (unless --quiet) when the id also names another.
+    package func resolve(_ query: String, store: Store, library: Library) throws -> EditionRef {
+        let (edition, note) = try store.resolveEditionNoting(query, in: library)
+        if let note, !quiet { FileHandle.standardError.write(Data("shelf: note: \(note)\n".utf8)) }
+        return edition
     }
 
     /// HTTP settings for this command: `-v` logs requests (never credentials).

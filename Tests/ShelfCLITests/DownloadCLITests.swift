@@ -90,9 +90,16 @@ import Testing
         #expect(ebook.stderr.contains("is an ebook, not an audiobook"))
         let notLoaned = try await fixture.shelf.run(["download", "7d3c000c"])
         #expect(notLoaned.status == ShelfExit.notAllowed.rawValue)
-        #expect(notLoaned.stderr.contains("borrow it first: shelf borrow 7d3c000c"))
+        #expect(notLoaned.stderr == "shelf: cannot download The War of the Worlds: it is not on loan to you; borrow it first (shelf borrow 7d3c000c)\n",
+                "\(notLoaned.stderr)")
         let openAccess = try await fixture.shelf.run(["download", "7d3c0001"])
         #expect(openAccess.status == 0, "\(openAccess.stderr)")
+        // An open-access title is no loan: nothing to return, and no hold to cancel to ask about.
+        let giveBack = try await fixture.shelf.run(["return", "7d3c0001"])
+        #expect(giveBack.status == ShelfExit.notAllowed.rawValue, "\(giveBack.stderr)")
+        #expect(giveBack.stderr.contains("it is open access, free to everyone: there is no loan to return (`shelf archive 7d3c0001` removes its files)"),
+                "\(giveBack.stderr)")
+        #expect(!giveBack.stderr.contains("hold"))
         await fixture.finish()
     }
 

@@ -17,7 +17,7 @@ import Testing
     }
 
     private func summary(_ result: ShelfRunner.Result) throws -> SyncSummary {
-        try #require(JSONDecoder().decode([SyncSummary].self, from: Data(result.stdout.utf8)).first)
+        try #require(JSONDecoder.iso.decode([SyncSummary].self, from: Data(result.stdout.utf8)).first)
     }
 
     /// A root leading to a feed of titles in two pages, and to a navigation feed that loops back (to itself, to
@@ -131,6 +131,62 @@ import Testing
         let whole = try await shelf.run(["sync"])
         #expect(whole.stdout == "0 new, 0 updated, 1 removed\n")
         #expect(whole.stderr.isEmpty)
+    }
+
+    /// Three sections behind a navigation root: one reads, one answers 404, one an HTML page, until `fixed`. (A 5xx
+    /// is skipped the same way once its retries are spent: minutes, too long for this test.)
+    private final class DeadSections: Sendable {
+        let fixed = Mutex(false)
+
+        func route(_ path: String, _ base: String) -> FeedMaze.Reply? {
+            let fixed = self.fixed.withLock { $0 }
+            switch path {
+            case "/": return .atom(MazeFeed.navigation(id: "urn:dead", title: "Dead sections", links: [
+                ("A", "/a"), ("Popular", "/popular.xml"), ("Portal", "/portal"),
+            ]))
+            case "/a": return .atom(MazeFeed.books(id: "urn:a", [("b1", "One"), ("b2", "Two")]))
+            case "/popular.xml": return fixed ? .atom(MazeFeed.books(id: "urn:p", [("b3", "Three")])) : .notFound
+            case "/portal":
+                return fixed ? .atom(MazeFeed.books(id: "urn:c", [("b5", "Five")]))
+                    : FeedMaze.Reply(status: 200, contentType: "text/html", body: Data("<html><body>Log in</body></html>".utf8))
+            default: return nil
+            }
+        }
+    }
+
+    @Test func deadSectionsOfACrawlAreSkippedWithOneWarningEachAndTheRestSyncs() async throws {
+        let sections = DeadSections()
+        let maze = try FeedMaze(route: sections.route)
+        let shelf = ShelfRunner()
+        defer {
+            maze.stop()
+            shelf.cleanUp()
+        }
+        #expect(try await shelf.run(["library", "add", "dead", maze.base + "/", "--no-check"]).status == 0)
+        let first = try await shelf.run(["sync"])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.hasPrefix("2 new, 0 updated, 0 removed\n"), "\(first.stdout)")
+        let warnings = first.stderr.split(separator: "\n").filter { $0.contains("warning") }
+        #expect(warnings.count == 2, "\(first.stderr)")
+        #expect(first.stderr.contains("skipped the feed \(maze.base)/popular.xml: it answered 404; its titles were kept"))
+        #expect(first.stderr.contains("skipped the feed \(maze.base)/portal: it answered an HTML page, not a feed"))
+        #expect(try await listed(shelf).map(\.title) == ["One", "Two"])
+
+        // Under cron each is said once, as an event; the next runs say nothing while it lasts.
+        let quiet = try await shelf.run(["sync", "--quiet"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        #expect(quiet.stdout.isEmpty, "told by the run at the terminal: \(quiet.stdout)")
+        sections.fixed.withLock { $0 = true }
+        let whole = try await shelf.run(["sync", "--quiet"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(try await listed(shelf).map(\.title).sorted() == ["Five", "One", "Three", "Two"])
+        sections.fixed.withLock { $0 = false }
+        let again = try await shelf.run(["sync", "--quiet"])
+        #expect(again.stdout.split(separator: "\n").count == 2, "news again once it comes back: \(again.stdout) \(again.stderr)")
+        #expect(again.stdout.contains("dead: warning: skipped the feed \(maze.base)/popular.xml"), "\(again.stdout)")
+        #expect(try await shelf.run(["sync", "--quiet"]).stdout.isEmpty)
+        // Nothing was removed on account of the sections that failed.
+        #expect(try await listed(shelf).count == 4)
     }
 
     @Test func aRootWithNoWayToAnyTitleFailsWithItsOwnStatus() async throws {

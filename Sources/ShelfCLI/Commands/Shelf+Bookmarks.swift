@@ -31,7 +31,7 @@ extension Shelf {
         func run() throws {
             try withFailureHandling {
                 let (store, library) = try global.openLibrary()
-                let edition = try store.resolveEdition(id, in: library)
+                let edition = try global.resolve(id, store: store, library: library)
                 var configuration = global.httpConfiguration
                 // The list is there without the library: asking it must not keep the patron waiting.
                 configuration.connectTimeout = 3

@@ -68,6 +68,8 @@ extension Shelf {
                 try withFailureHandling {
                     let store = try global.openStore()
                     let summary = try store.edition(id, in: try store.library(named: global.library)).summary
+                    // Nothing to ask about a title that is neither on loan nor on hold: the return says why not.
+                    guard [.loan, .hold, .holdReady].contains(summary.entitlement) else { return }
                     let verb = summary.entitlement == .loan ? "Return" : "Cancel your hold on"
                     guard let answer = Prompt.confirm("\(verb) \(summary.title)?") else {
                         throw CirculationError.confirmationNeeded("\(verb.lowercased()) \(summary.title)")

@@ -68,7 +68,7 @@ extension Shelf {
                 var outcomes: [DownloadOutcome] = []
                 do {
                     if let id {
-                        let outcome = try run.named(store.resolveEdition(id, in: library), priority: QueuePriority(rawValue: priority) ?? .normal)
+                        let outcome = try run.named(global.resolve(id, store: store, library: library), priority: QueuePriority(rawValue: priority) ?? .normal)
                         if case .failed(let failure) = outcome.result { throw failure }
                         if case .busy(let failure) = outcome.result { throw failure }
                         outcomes = [outcome]

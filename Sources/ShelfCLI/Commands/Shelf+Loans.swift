@@ -3,7 +3,9 @@ import Foundation
 import ShelfCore
 
 /// Prints the patron's loans or holds.
-private func printShelf(_ global: GlobalOptions, json: Bool, kinds: Set<Entitlement>, empty: String) throws {
+private func printShelf(
+    _ global: GlobalOptions, json: Bool, kinds: Set<Entitlement>, empty: String, unsignedHint: String = ""
+) throws {
     try withFailureHandling {
         let (store, library) = try global.openLibrary()
         // Streamed, keeping only the loans or holds: the catalog around them may be 100,000 titles.
@@ -11,7 +13,9 @@ private func printShelf(_ global: GlobalOptions, json: Bool, kinds: Set<Entitlem
         try store.forEachEdition(of: library) { if kinds.contains($0.entitlement) { editions.append($0) } }
         if json { return try Output.json(editions) }
         if editions.isEmpty {
-            if !global.quiet { Output.line(empty) }
+            // Only a patron not signed in is asked whether they are: a loan that ended leaves a signed-in shelf empty.
+            let signedIn = ((try? CredentialStore(home: global.resolvedHome).load(for: library)) ?? nil) != nil
+            if !global.quiet { Output.line(empty + (signedIn ? "" : unsignedHint)) }
             return
         }
         Output.table(
@@ -32,7 +36,8 @@ extension Shelf {
         @OptionGroup var output: JSONOption
 
         func run() throws {
-            try printShelf(global, json: output.json, kinds: [.loan], empty: "No loans. (Signed in? `shelf login`, then `shelf sync`.)")
+            try printShelf(global, json: output.json, kinds: [.loan], empty: "No loans.",
+                           unsignedHint: " (Not signed in: `shelf login`, then `shelf sync`.)")
         }
     }
 

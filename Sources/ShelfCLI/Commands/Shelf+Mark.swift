@@ -25,7 +25,7 @@ extension Shelf {
         func run() throws {
             try withFailureHandling {
                 let (store, library) = try global.openLibrary()
-                let edition = try store.resolveEdition(id, in: library)
+                let edition = try global.resolve(id, store: store, library: library)
                 let title = try store.summary(of: edition).title
                 try store.mark(edition, as: played ? .finished : .new)
                 if !global.quiet { Output.line(played ? "Marked \(title) as played." : "Marked \(title) as new.") }

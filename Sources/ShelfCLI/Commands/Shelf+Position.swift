@@ -24,7 +24,7 @@ extension Shelf {
         func run() throws {
             try withFailureHandling {
                 let (store, library) = try global.openLibrary()
-                let edition = try store.resolveEdition(id, in: library)
+                let edition = try global.resolve(id, store: store, library: library)
                 let positions = try PositionSync(
                     store: store, home: global.resolvedHome, library: library, configuration: global.httpConfiguration)
                 positions.warn = { Output.error("shelf: warning: \($0)") }

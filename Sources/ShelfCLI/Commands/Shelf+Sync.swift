@@ -51,6 +51,7 @@ extension Shelf {
                 (settings.sync.crawlDepth, settings.sync.crawlFeeds) = (crawl.crawlDepth, crawl.crawlFeeds)
                 (settings.sync.log, settings.sync.http.log, settings.download.log) = (global.logger, global.logger, global.logger)
                 (settings.noDownload, settings.notify, settings.attended) = (noDownload, notify, !global.quiet)
+                settings.sync.printsWarnings = !global.quiet && !output.json
                 settings.watchSignals = true
                 let refresh = LibraryRefresh(store: store, home: global.resolvedHome, settings: settings)
                 let talk = !global.quiet && !output.json

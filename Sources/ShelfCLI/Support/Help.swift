@@ -19,7 +19,14 @@ enum Help {
         \(CrawlBounds.standard.depth) links deep and \(CrawlBounds.standard.feeds) feeds by default; set \
         them per library with `shelf library set NAME --crawl-depth N --crawl-feeds N`, or for one run \
         here. When a bound stops the crawl, a warning says which; the titles read are stored, and no \
-        title is removed that sync. A root that leads to no title at all fails with exit status 90.
+        title is removed that sync. A feed of the crawl that answers an error status (404, or 5xx after its \
+        retries) or an HTML page is skipped with one warning naming it: the rest syncs, its titles are kept and \
+        nothing is removed that sync. A root that leads to no title at all fails with exit status 90.
+
+        GUARDS. When a sync keeps what it does not trust (a loans feed that came back empty, an empty catalog, \
+        a crawl stopped by its bound, a skipped feed), it warns every run at a terminal, and the first run it \
+        happens it is also an event ("NAME: warning: …"), so under --quiet cron hears of it once, and again \
+        only after it stopped and came back.
 
         A page answering 429 or 5xx, or cut short, is asked for again with backoff (honouring Retry-After) \
         up to 5 times within 2 minutes. A library whose server keeps failing (5xx, no answer, a reset) is \

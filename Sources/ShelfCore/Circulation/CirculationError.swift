@@ -71,7 +71,9 @@ public enum CirculationError: ShelfFailure, Equatable {
             "\(library) does not ask for a sign-in: its catalog opens without one and links no authentication document"
         case .noTerminal(let what):
             "no terminal to ask for the \(what): use --password-stdin (the user name from SHELF_USERNAME, or as its first line)"
-        case .loanLimit(let text): "loan limit reached: \(text); return something first (`shelf loans`)"
+        case .loanLimit(let text):
+            "loan limit reached: " + CirculationError.withoutAdvice(text, "return something first")
+                + "; return something first (`shelf loans`)"
         case .holdLimit(let text): "hold limit reached: \(text); cancel a hold first (`shelf holds`)"
         case .alreadyHave(let text): "already yours: \(text); run `shelf sync` to see it"
         case .serverNotFound(let text): "the library does not know this title or loan: \(text); run `shelf sync`"
@@ -89,5 +91,20 @@ public enum CirculationError: ShelfFailure, Equatable {
                 + (url.map { Redaction.url($0) } ?? "an earlier library of that name")
                 + ", not for its URL now; it is not sent: run `shelf login \(library)` (or `shelf logout \(library)`)"
         }
+    }
+}
+
+extension CirculationError {
+    /// A library's message without the advice shelf adds itself (and without a closing full stop), so the advice is
+    /// said once: "you have reached your loan limit of 3; return something first." → "you have reached your loan
+    /// limit of 3".
+    static func withoutAdvice(_ text: String, _ advice: String) -> String {
+        var text = text.trimmingCharacters(in: .whitespaces)
+        while text.hasSuffix(".") { text.removeLast() }
+        if let range = text.range(of: advice, options: [.caseInsensitive, .backwards]), range.upperBound == text.endIndex {
+            text = String(text[..<range.lowerBound])
+            while let last = text.last, [";", ",", ":", " ", "."].contains(last) { text.removeLast() }
+        }
+        return text
     }
 }

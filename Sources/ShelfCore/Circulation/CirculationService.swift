@@ -153,7 +153,11 @@ public final class CirculationService {
         let detail = try store.edition(edition, now: now())
         let summary = detail.summary
         guard [.loan, .hold, .holdReady].contains(summary.entitlement) else {
-            throw CirculationError.cannotReturn(title: summary.title, reason: "it is not on loan or on hold to you")
+            let reason = summary.entitlement == .free
+                ? "it is open access, free to everyone: there is no loan to return (`shelf archive \(summary.shortID)` "
+                    + "removes its files)"
+                : "it is not on loan or on hold to you"
+            throw CirculationError.cannotReturn(title: summary.title, reason: reason)
         }
         guard let href = summary.revokeURL ?? detail.revokeURL, let url = URL(string: href) else {
             throw CirculationError.cannotReturn(
@@ -191,7 +195,8 @@ public final class CirculationService {
         let problem = ProblemDocument.parse(response.body)
         let text = problem?.text ?? HTTPStatus.reason(response.status)
         switch problem?.type {
-        case ProblemDocument.loanLimit?: throw CirculationError.loanLimit(text)
+        // The library's own words once: its title ("Loan limit reached.") says what the message already begins with.
+        case ProblemDocument.loanLimit?: throw CirculationError.loanLimit(problem?.detail ?? text)
         case ProblemDocument.holdLimit?: throw CirculationError.holdLimit(text)
         case ProblemDocument.loanExists?, ProblemDocument.holdExists?: throw CirculationError.alreadyHave(text)
         case ProblemDocument.notFound?, ProblemDocument.noActiveLoan?: throw CirculationError.serverNotFound(text)

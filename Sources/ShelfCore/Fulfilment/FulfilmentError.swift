@@ -12,6 +12,8 @@ public enum FulfilmentError: ShelfFailure, Equatable {
     case notAudiobook(title: String, medium: String)
     /// Another shelf is downloading the title now.
     case busy(title: String, pid: Int32?)
+    /// `shelf download` of a title the patron has no loan of (and that is not free).
+    case notOnLoan(title: String, reason: String)
     /// `shelf archive` of a title with no local files.
     case nothingToArchive(title: String)
     /// A part of the reading order is not audio (an HTML page, a PDF): refused before anything is downloaded.
@@ -25,7 +27,7 @@ public enum FulfilmentError: ShelfFailure, Equatable {
         switch self {
         case .busy: .busy
         case .tokenRefused: .notPermitted
-        case .nothingToArchive: .notAllowed
+        case .nothingToArchive, .notOnLoan: .notAllowed
         case .protected: .protectedContent
         case .malformedManifest, .malformedToken: .badData
         case .noSupportedFormat, .notAudiobook, .notAudio, .noAudioFiles: .protectedContent
@@ -44,6 +46,8 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "\(title) is an \(medium), not an audiobook; shelf downloads and plays audiobooks only"
         case .busy(let title, let pid):
             "another shelf is downloading \(title) now\(pid.map { " (pid \($0))" } ?? ""); try again when it finishes"
+        case .notOnLoan(let title, let reason):
+            "cannot download \(title): \(reason)"
         case .nothingToArchive(let title):
             "cannot archive \(title): it has no downloaded files on this computer (`shelf download` fetches them)"
         case .notAudio(let title, let part, let reason):

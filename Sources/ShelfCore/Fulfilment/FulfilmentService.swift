@@ -144,7 +144,7 @@ public final class FulfilmentService {
             resting = try store.applyLifecycle(.failed, to: edition, reason: "interrupted; resuming")
         }
         guard [.loan, .free].contains(summary.entitlement) else {
-            throw CirculationError.cannotBorrow(title: summary.title, reason: whyNotDownload(summary))
+            throw FulfilmentError.notOnLoan(title: summary.title, reason: whyNotDownload(summary))
         }
         let acquisition = try chooseAcquisition(detail, edition: edition)
         let isUpdate = resting.state == .updated
@@ -268,7 +268,7 @@ public final class FulfilmentService {
         case .hold: return "it is on hold, not on loan"
         case .holdReady: return "your hold is ready: shelf borrow \(summary.shortID) first"
         default:
-            return summary.actions.contains(.borrow) ? "borrow it first: shelf borrow \(summary.shortID)"
+            return summary.actions.contains(.borrow) ? "it is not on loan to you; borrow it first (shelf borrow \(summary.shortID))"
                 : "it is not on loan to you"
         }
     }

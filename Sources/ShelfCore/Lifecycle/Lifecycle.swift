@@ -74,7 +74,23 @@ public struct Lifecycle: Codable, Sendable, Equatable, Hashable {
     public struct InvalidTransition: Error, Equatable, Sendable, CustomStringConvertible {
         public var from: Lifecycle
         public var event: LifecycleEvent
-        public var description: String { "cannot \(event.rawValue) while \(from.state.label.lowercased())" }
+        /// In the patron's words, never the event's name: what could not be done, and why.
+        public var description: String {
+            let step = switch event {
+            case .feedChanged: "record the publisher's change"
+            case .downloadRequested: "download the title"
+            case .authorised, .transferFinished, .processed: "go on with the download"
+            case .failed: "put the title back"
+            case .archiveRequested: "archive the title"
+            case .loanEnded: "end the loan"
+            case .cleared: "finish removing the files"
+            }
+            if from.state == .clearing {
+                return "cannot \(step): its files are being removed, a removal a stopped shelf left half-way "
+                    + "(`shelf sync` finishes it)"
+            }
+            return "cannot \(step) while it is \(from.state.label.lowercased())"
+        }
     }
 
     /// The lifecycle after `event`, or `InvalidTransition` when the event makes no sense in this state.

@@ -122,13 +122,37 @@ extension Store {
     /// Finds an edition by its full id, its short id, the start of its key (see `ShortID`) or the end of the id,
     /// through indexes; any other part of the id that matches exactly one is looked for in every id.
     public func resolveEdition(_ query: String, in library: Library) throws(StoreError) -> EditionRef {
+        try resolveEditionNoting(query, in: library).edition
+    }
+
+    /// `resolveEdition`, with a line to tell the patron when the query found one title although it also names
+    /// another: the whole id of one title that is also the end of another's id, which the whole match wins.
+    public func resolveEditionNoting(_ query: String, in library: Library) throws(StoreError)
+        -> (edition: EditionRef, note: String?)
+    {
+        var note: String?
         let matches = try read { db -> [Row] in
             if let row = try Row.fetchOne(
                 db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
                 arguments: [library.id, query])
             {
+                let reversed = ShortID.reversed(query)
+                let others = try String.fetchAll(db, sql: """
+                    SELECT entry_id FROM edition WHERE library_id = ? AND reversed_id > ? AND reversed_id < ? LIMIT 3
+                    """, arguments: [library.id, reversed, ShortID.upperBound(of: reversed)])
+                    .filter { $0 != query && ($0.hasSuffix(":" + query) || $0.hasSuffix("/" + query)) }
+                if let other = others.first {
+                    let shown = try ShortID.shortID(of: other, libraryID: library.id, in: db)
+                    note = "\(query) is the whole id of one title and the end of another's (\(other), shown as "
+                        + "\(shown)); this is the whole match"
+                }
                 return [row]
             }
+            // A key shown whole (a token such as an ISBN) is found by itself, before the keys it begins.
+            let keyed = try Row.fetchAll(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key = ? LIMIT 10",
+                arguments: [library.id, query])
+            if !keyed.isEmpty { return keyed }
             let reversed = ShortID.reversed(query)
             let indexed = try Row.fetchAll(db, sql: """
                 SELECT id, entry_id FROM (SELECT id, entry_id FROM edition
@@ -149,6 +173,6 @@ extension Store {
         }
         guard !matches.isEmpty else { throw .editionNotFound(query) }
         guard matches.count == 1 else { throw .ambiguousEdition(query, matches.map { $0[1] }) }
-        return EditionRef(libraryID: library.id, rowID: matches[0][0], entryID: matches[0][1])
+        return (EditionRef(libraryID: library.id, rowID: matches[0][0], entryID: matches[0][1]), note)
     }
 }

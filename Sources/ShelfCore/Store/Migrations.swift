@@ -436,6 +436,18 @@ enum Migrations {
                 ALTER TABLE edition ADD COLUMN archived_by TEXT;
                 """)
         }
+        migrator.registerMigration("v18-sync-guards") { db in
+            try db.execute(sql: """
+                -- The guards that held at a library's last sync (an empty loans feed kept, a crawl bound, a skipped
+                -- feed): a guard new to this table is an event, told once however many runs it holds.
+                CREATE TABLE sync_guard (
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    key TEXT NOT NULL,
+                    since REAL NOT NULL,
+                    PRIMARY KEY (library_id, key)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -22,6 +22,8 @@ public enum NoticeKind: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     case libraryRecovered = "library-recovered"
     /// The library's `--keep` rule archived a finished title.
     case archived
+    /// A sync kept what it did not trust (an empty loans feed or catalog, a crawl bound, a skipped feed).
+    case syncWarning = "sync-warning"
 
     /// The phrase a summary line uses for `count` notices of this kind ("500 holds ready").
     public func summary(_ count: Int) -> String {
@@ -40,6 +42,7 @@ public enum NoticeKind: String, Codable, Sendable, CaseIterable, DatabaseValueCo
         case .libraryFailing: "\(count) librar\(count == 1 ? "y" : "ies") failing"
         case .libraryRecovered: "\(count) librar\(count == 1 ? "y" : "ies") recovered"
         case .archived: "\(count) finished title\(s) archived to keep the library's --keep"
+        case .syncWarning: "\(count) sync warning\(s)"
         }
     }
 }

@@ -6,7 +6,10 @@ import GRDB
 /// is a UUID or a plain token a person can type (letters, digits, `.`, `_`, `-`; at most 24 of them, as an ISBN);
 /// otherwise (a loans-feed URL such as `…/works/?urn=urn%3A…%2F44977`) 16 hex digits of a hash of the whole id.
 /// A token is shown whole; a UUID or a hash by its first 8 characters, or, as git does, by the shortest longer
-/// prefix that no other key of the library shares.
+/// prefix that no other key of the library shares. Titles whose keys are equal (`urn:x:1` and `urn:y:1` are both
+/// keyed `1`; `9781488208676` and `urn:isbn:9781488208676` both `9781488208676`) are each shown by the shortest end
+/// of their id, cut at a `:` or `/`, that no other id of theirs ends with (`x:1`, `y:1`), or by the whole id, which
+/// finds its title first (`Store.resolveEdition`).
 public enum ShortID {
     /// The shortest prefix shown of a UUID or a hash.
     public static let minimumLength = 8
@@ -62,6 +65,29 @@ public enum ShortID {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    /// What each of several ids sharing one key is shown as: the shortest end of it, cut at a `:` or `/` and longer
+    /// than the key, that none of the others ends with; or the whole id.
+    static func shownApart(_ ids: [String]) -> [String: String] {
+        var shown: [String: String] = [:]
+        for id in ids {
+            let key = key(of: id).key
+            var chosen = id
+            var index = id.endIndex
+            while index > id.startIndex {
+                index = id.index(before: index)
+                guard id[index] == ":" || id[index] == "/" else { continue }
+                let end = String(id[id.index(after: index)...])
+                guard end.count > key.count else { continue }
+                if !ids.contains(where: { $0 != id && $0.hasSuffix(end) }) {
+                    chosen = end
+                    break
+                }
+            }
+            shown[id] = chosen
+        }
+        return shown
+    }
+
     static func isLowercaseHexDigit(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -79,6 +105,10 @@ public enum ShortID {
 struct ShortIDWidths {
     /// Keyed by a hash of the key, so a catalog whose every id shares a prefix costs 9 bytes a title, not a string.
     private var lengths = HashedLengths()
+    /// The titles whose key another title has too, by entry id: what each is shown as instead (`ShortID.shownApart`).
+    private var apart: [String: String] = [:]
+    /// The hashes of those titles' keys.
+    private var apartKeys: Set<UInt64> = []
 
     init(_ db: Database, libraryID: Int64) throws {
         // Through SQLite's C API, comparing each key's bytes with the one before: no String is made for any key.
@@ -88,17 +118,33 @@ struct ShortIDWidths {
         keys.bind(libraryID)
         var previous: [UInt8] = []
         var first = true
+        var shared: [String] = []
         while try keys.step() {
             keys.withUTF8(0) { key in
                 if !first {
-                    let needs = Self.commonPrefix(previous, key) + 1
+                    let common = Self.commonPrefix(previous, key)
+                    let needs = common + 1
                     previous.withUnsafeBufferPointer { record($0, needs) }
                     record(key, needs)
+                    if common == key.count && common == previous.count && shared.last.map({ !$0.utf8.elementsEqual(key) }) ?? true {
+                        shared.append(String(decoding: key, as: UTF8.self))
+                    }
                 }
                 first = false
                 previous.removeAll(keepingCapacity: true)
                 previous.append(contentsOf: key)
             }
+        }
+        try setApart(shared, db, libraryID: libraryID)
+    }
+
+    /// Reads the ids of each key more than one title has, and how each is shown apart.
+    private mutating func setApart(_ keys: [String], _ db: Database, libraryID: Int64) throws {
+        for key in keys {
+            let ids = try String.fetchAll(
+                db, sql: "SELECT entry_id FROM edition WHERE library_id = ? AND short_key = ?", arguments: [libraryID, key])
+            apart.merge(ShortID.shownApart(ids)) { $1 }
+            apartKeys.insert(Self.hash(key))
         }
     }
 
@@ -122,6 +168,7 @@ struct ShortIDWidths {
             statement.bind(key)
             return try statement.step()
         }
+        var shared: [String] = []
         for key in Set(keys) {
             var needs = 0
             if try look(&before, key), let neighbour = before.string(0) {
@@ -130,9 +177,13 @@ struct ShortIDWidths {
             if try look(&after, key), let neighbour = after.string(0) {
                 needs = max(needs, Self.commonPrefix(neighbour, key) + 1)
             }
-            if try look(&equal, key), equal.int64(0) > 1 { needs = max(needs, key.utf8.count + 1) }
+            if try look(&equal, key), equal.int64(0) > 1 {
+                needs = max(needs, key.utf8.count + 1)
+                shared.append(key)
+            }
             record(key, needs)
         }
+        try setApart(shared, db, libraryID: libraryID)
     }
 
     /// Widths for one id: its key against its neighbours in the index, as `shelf list` widens it.
@@ -142,6 +193,7 @@ struct ShortIDWidths {
 
     /// The short id to show for `id`.
     func shortID(of id: String) -> String {
+        if !apart.isEmpty, let shown = apart[id] { return shown }
         let (key, byPrefix) = ShortID.key(of: id)
         guard byPrefix else { return key }
         let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
@@ -151,6 +203,7 @@ struct ShortIDWidths {
     /// The short id to show for `id`, given its stored key's bytes (`edition.short_key`), without working the key out
     /// again when the key alone says how much of it is shown (`shownLength(key:)`).
     func shortID(of id: String, key: UnsafeBufferPointer<UInt8>) -> String {
+        if !apart.isEmpty, let shown = apart[id] { return shown }
         guard let length = shownLength(key: key) else { return shortID(of: id) }
         return String(decoding: key.prefix(length), as: UTF8.self)
     }
@@ -159,6 +212,7 @@ struct ShortIDWidths {
     /// key alone cannot tell: a 36-character key is a UUID's, shown by a prefix; any other key but 16 hex digits is a
     /// token, shown whole; 16 hex digits may be a hash or a token, so that id's key is worked out, as is a missing one.
     func shownLength(key: UnsafeBufferPointer<UInt8>) -> Int? {
+        if !apartKeys.isEmpty && apartKeys.contains(Self.hash(key)) { return nil }
         switch key.count {
         case 36:
             let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)

@@ -18,6 +18,8 @@ struct CrawlReport: Sendable, Equatable {
     var entries = 0
     /// The bound that stopped the crawl before every linked feed was read; nil when none did.
     var limit: CrawlLimit?
+    /// Feeds skipped because they answered an error status or HTML, each as `url: reason`.
+    var skipped: [String] = []
 }
 
 extension FeedFetcher {
@@ -52,6 +54,30 @@ extension FeedFetcher {
     }
 
     /// `scheme://host:port`, lower-cased, the port spelt out; nil for a URL that is not http(s).
+    /// Whether a failed feed of a crawl is skipped rather than failing the sync: it answered a 4xx or 5xx status
+    /// (after the retries a 5xx gets) or HTML, before any of its pages was handed on. A server that does not
+    /// answer at all, a sign-in wanted or a malformed document still fail the sync.
+    static func skipsFeed(_ error: SyncError) -> Bool {
+        switch error {
+        case .page(_, _, _, let reason), .gaveUp(_, _, _, _, _, let reason):
+            if case FeedError.html? = reason as? FeedError { return true }
+            if case NetworkError.httpStatus(_, let status)? = reason as? NetworkError { return (400..<600).contains(status) }
+            return false
+        default:
+            return false
+        }
+    }
+
+    private static func reason(_ error: SyncError) -> String {
+        switch error {
+        case .page(_, _, _, let reason), .gaveUp(_, _, _, _, _, let reason):
+            if case NetworkError.httpStatus(_, let status)? = reason as? NetworkError { return "it answered \(status)" }
+            return "it answered an HTML page, not a feed"
+        default:
+            return error.description
+        }
+    }
+
     static func origin(of components: URLComponents?) -> String? {
         guard let components, let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = components.host?.lowercased(), !host.isEmpty
@@ -105,7 +131,17 @@ extension FeedFetcher {
             guard let url = URL(string: href), !visited.withLock({ $0.contains(href) }) else { continue }
             report.feeds += 1
             log?("crawling feed \(report.feeds) (at most \(bounds.feeds)), \(depth) link\(depth == 1 ? "" : "s") from the root: \(Redaction.url(href))")
-            guard let walk = try chain(start: url, kind: .catalog, channel: channel, crawling: true) else { return nil }
+            let walk: Walk
+            do {
+                guard let read = try chain(start: url, kind: .catalog, channel: channel, crawling: true) else { return nil }
+                walk = read
+            } catch let error as SyncError where Self.skipsFeed(error) {
+                // One dead section of a real server (a disabled feature, a 404) must not stop the rest: its titles
+                // are kept and nothing is removed this sync.
+                log?("skipping \(Redaction.url(href)): \(error)")
+                report.skipped.append("\(Redaction.url(href)): \(Self.reason(error))")
+                continue
+            }
             report.entries += walk.entries
             offer(walk.navigation, depth: depth + 1)
         }

@@ -142,6 +142,8 @@ public struct SyncOptions: Sendable {
     /// Called once every page was read and kept, before the catalog's write lock is taken to apply them: where a
     /// test puts what the patron does while a sync runs.
     package var afterFetch: (@Sendable () throws -> Void)?
+    /// The caller prints the summary's warnings (a terminal, not `--quiet`): a guard's first event is told already.
+    public var printsWarnings = true
 
     public init() {}
 }
@@ -381,16 +383,26 @@ public final class SyncEngine {
         }
         summary.crawledFeeds = crawl?.feeds ?? 0
         summary.crawlLimit = crawl?.limit
+        var guards: [SyncGuard] = []
         if let limit = crawl?.limit {
             // A partial crawl says nothing about the titles it did not reach: they stay.
             let raise = limit == .depth
                 ? "its depth bound of \(bounds.depth) link\(bounds.depth == 1 ? "" : "s") from the root (raise it with `shelf library set \(library.name) --crawl-depth \(bounds.depth * 2)`)"
                 : "its bound of \(bounds.feeds) feed\(bounds.feeds == 1 ? "" : "s") (raise it with `shelf library set \(library.name) --crawl-feeds \(bounds.feeds * 2)`)"
-            summary.warnings.append(
-                "the crawl stopped at \(raise); this sync was partial, so titles not seen were kept, not removed")
+            guards.append(SyncGuard(
+                key: "crawl-bound", text: "the crawl stopped at \(raise); this sync was partial, so titles not seen were kept, not removed"))
+        }
+        for skipped in crawl?.skipped ?? [] {
+            guards.append(SyncGuard(
+                key: "skipped-feed \(skipped)",
+                text: "skipped the feed \(skipped); its titles were kept, and nothing was removed this sync"))
+        }
+        if !guards.isEmpty {
+            // Partial: nothing is removed on account of what was not read.
         } else if (entries == 0 || served == 0) && catalogBefore > 1 {
-            summary.warnings.append(
-                "the catalog came back empty; kept the \(catalogBefore) titles already stored (run sync again later)")
+            guards.append(SyncGuard(
+                key: "empty-catalog",
+                text: "the catalog came back empty; kept the \(catalogBefore) titles already stored (run sync again later)"))
         } else {
             let removed = try applier.removeUnseen()
             summary.removed = removed.count
@@ -408,15 +420,19 @@ public final class SyncEngine {
             // A loans feed that suddenly comes back empty is a known server failure that made other apps delete
             // patrons' books: keep everything unless the patron says the feed is right.
             if loanEntries == 0 && stored > 1 && !options.acceptEmptyLoans {
-                summary.warnings.append(
-                    "the loans feed came back empty while \(stored) loans and holds are stored; kept them all "
-                        + "(if you really returned everything, run `shelf sync --accept-empty-loans`)")
+                guards.append(SyncGuard(
+                    key: "empty-loans",
+                    text: "the loans feed came back empty while \(stored) loans and holds are stored; kept them all "
+                        + "(if you really returned everything, run `shelf sync --accept-empty-loans`)"))
             } else {
                 _ = try loanApplier.endUnseen()
             }
             summary.notices = loanApplier.notices
         }
         (summary.loans, summary.holds) = try Store.shelfCounts(db, libraryID: library.id)
+        // Each guard is a warning every run it holds, and an event the first run it does: cron hears of it once.
+        summary.warnings = guards.map(\.text) + summary.warnings
+        try SyncGuard.note(guards, db, library: library, told: options.printsWarnings, at: started)
 
         // Pages not visited this time are no longer part of the feed.
         try FeedPageRecord.forgetUnvisited(db, libraryID: library.id, before: started.timeIntervalSince1970)

@@ -136,6 +136,67 @@ import Testing
 
     /// The widened lengths' table answers as a dictionary does, through growth, long probe runs (hashes sharing their
     /// low bits), a hash of 0 and keys widened twice.
+    /// SplitMix64: the same seed, the same ids.
+    private struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: [26, 27, 28]) func everyShownIDLeadsBackToItsOwnTitleAmongAdversarialIDs(seed: Int) throws {
+        let test = TestHome()
+        let store = try test.store()
+        let library = try store.addLibrary(name: "lib", url: URL(string: "http://127.0.0.1:1/")!)
+        var ids: Set<String> = [
+            "urn:x:1", "urn:y:1", "1", "x:1", "urn:xx:1", "a/b/1", "10", "9781488208676", "urn:isbn:9781488208676",
+            "isbn:9781488208676", ShortIDTests.first, ShortIDTests.second, "04377e87-aaaa-4c6b-9f0e-d0c5e1f00001", "04377e87",
+            ShortIDTests.loan,
+            ShortIDTests.loan + "0",
+        ]
+        let segments = [
+            "urn", "x", "y", "xx", "isbn", "uuid", "1", "01", "10", "9781488208676", "04377e87",
+            "04377e87-aaaa-4c6b-9f0e-d0c5e1f00001", "04377e87-aaaa-4c6b-9f0e-d0c5e1f00002", "a b", "works", "?urn=1%2F2",
+        ]
+        var random = Seeded(state: UInt64(seed))
+        while ids.count < 300 {
+            let count = Int.random(in: 1...4, using: &random)
+            var id = segments.randomElement(using: &random)!
+            for _ in 1..<count { id += [":", "/"].randomElement(using: &random)! + segments.randomElement(using: &random)! }
+            ids.insert(id)
+        }
+        try store.write { db in
+            for (index, id) in ids.sorted().enumerated() {
+                try db.execute(sql: """
+                    INSERT INTO edition (library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
+                        changed_at, state_changed_at, state, in_catalog, short_key, reversed_id)
+                    VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?, ?)
+                    """, arguments: [library.id, id, "Title \(index)", ShortID.key(of: id).key, ShortID.reversed(id)])
+            }
+        }
+        var shown: [String: String] = [:]
+        try store.forEachEdition(of: library) { shown[$0.id] = $0.shortID }
+        #expect(shown.count == ids.count)
+        #expect(Set(shown.values).count == ids.count, "two titles shown alike")
+        // A whole id is shown whole; the others of its key by more of their ids (`x:1` would find `urn:xx:1` too).
+        #expect(shown["1"] == "1" && shown["9781488208676"] == "9781488208676")
+        #expect(shown["urn:x:1"] != "1" && shown["urn:isbn:9781488208676"] != "9781488208676")
+        for (id, short) in shown {
+            let found = try store.resolveEdition(short, in: library)
+            #expect(found.entryID == id, "\(short), shown for \(id), opens \(found.entryID)")
+            // One title alone is shown as the list shows it.
+            #expect(try store.summary(of: found).shortID == short)
+        }
+        // The whole id of one title that ends another's finds the whole match, and says so.
+        let (whole, note) = try store.resolveEditionNoting("9781488208676", in: library)
+        #expect(whole.entryID == "9781488208676")
+        #expect(note?.hasPrefix("9781488208676 is the whole id of one title and the end of another's") == true, "\(note ?? "")")
+    }
+
     @Test func hashedLengthsAnswerAsADictionary() {
         var generator = SystemRandomNumberGenerator()
         var table = HashedLengths()

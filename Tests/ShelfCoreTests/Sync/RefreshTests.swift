@@ -19,6 +19,7 @@ extension SyncFixture {
         settings.sync.http.stallTimeout = 30
         settings.noDownload = !download
         settings.attended = false
+        settings.sync.printsWarnings = false
         return try LibraryRefresh(store: store, home: test.home, settings: settings).run(try store.library(named: "demo"))
     }
 
@@ -229,6 +230,31 @@ extension SyncFixture {
             _ = try fixture.refresh(download: false)
             #expect(try entitlement(fixture, frankenstein) != .loan)
             #expect(try entitlement(fixture, secretGarden) == .loan)
+        }
+    }
+}
+
+/// What a guard kept reaches cron once: an event the first run it holds, nothing more while it lasts.
+@Suite(.timeLimit(.minutes(5))) struct GuardEventTests {
+    @Test func anEmptyLoansFeedIsOneEventWhileItLastsAndNewsAgainWhenItReturns() async throws {
+        try await SyncFixture.with { fixture in
+            _ = try fixture.refresh(download: false)
+            try fixture.signIn()
+            _ = try fixture.refresh(download: false)
+            await fixture.state.updateSwitches { $0.emptyLoans = true }
+            var told: [[NoticeKind]] = []
+            for _ in 0..<3 { told.append(try fixture.refresh(download: false).events.map(\.kind)) }
+            await fixture.state.updateSwitches { $0.emptyLoans = false }
+            told.append(try fixture.refresh(download: false).events.map(\.kind))
+            await fixture.state.updateSwitches { $0.emptyLoans = true }
+            let again = try fixture.refresh(download: false)
+            told.append(again.events.map(\.kind))
+            #expect(told == [[.syncWarning], [], [], [], [.syncWarning]])
+            #expect(again.warnings.contains { $0.hasPrefix("the loans feed came back empty while 3 loans and holds are stored") },
+                    "\(again.warnings)")
+            #expect(again.events.first?.text.hasPrefix("demo: warning: the loans feed came back empty") == true)
+            // Kept all along.
+            #expect(try fixture.store.summary(of: try fixture.edition(sherlock)).entitlement == .loan)
         }
     }
 }
