@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import ShelfCore
 
 /// The root `shelf` command: lists the subcommands, git-style.
@@ -79,7 +80,28 @@ public enum ShelfProgram {
                 try command.run()
             }
         } catch {
+            if let help = RootHelp.reordered(Shelf.fullMessage(for: error)), Shelf.exitCode(for: error) == .success {
+                print(help)
+                Foundation.exit(0)
+            }
             FailureReport.exit(Shelf.self, withError: error)
         }
+    }
+}
+
+/// `shelf --help` with the subcommands where a reader looks for them: after the overview's first paragraph, the
+/// usage and the options, and before the long reference sections (JSON output, exit status, limits) that the man
+/// page also holds.
+enum RootHelp {
+    /// The root help reordered, or nil for any other message.
+    static func reordered(_ help: String) -> String? {
+        guard help.hasPrefix("OVERVIEW: \(Shelf.configuration.abstract)"),
+            let reference = help.range(of: "\n\nJSON OUTPUT\n"), let usage = help.range(of: "\nUSAGE: "),
+            reference.lowerBound < usage.lowerBound
+        else { return nil }
+        let overview = help[..<reference.lowerBound]
+        let long = help[reference.lowerBound..<usage.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+        let rest = help[usage.lowerBound...].trimmingCharacters(in: .whitespacesAndNewlines)
+        return overview + "\n\n" + rest + "\n\n" + long
     }
 }

@@ -36,6 +36,24 @@ import Testing
         return (result.status, object, result.stderr)
     }
 
+    @Test func rootHelpListsTheSubcommandsBeforeTheReferenceSections() async throws {
+        let shelf = ShelfRunner()
+        defer { shelf.cleanUp() }
+        for arguments in [["--help"], ["-h"]] {
+            let help = try await shelf.run(arguments)
+            #expect(help.status == 0, "\(arguments): \(help.stderr)")
+            let text = help.stdout
+            let order = ["OVERVIEW:", "USAGE:", "OPTIONS:", "SUBCOMMANDS:", "JSON OUTPUT", "EXIT STATUS", "LIMITS"]
+                .map { text.range(of: $0)?.lowerBound }
+            #expect(!order.contains(nil), "\(arguments): \(text)")
+            let found = order.compactMap { $0 }
+            #expect(found == found.sorted(), "\(arguments): the sections are out of order")
+        }
+        // A subcommand's help is as ArgumentParser writes it.
+        let sync = try await shelf.run(["sync", "--help"])
+        #expect(sync.stdout.hasPrefix("OVERVIEW: Fetch the library's catalog"))
+    }
+
     @Test func underJSONAFailureIsAJSONObjectOnStandardOutput() async throws {
         let shelf = ShelfRunner()
         defer { shelf.cleanUp() }

@@ -7,6 +7,9 @@ struct FeedRenderer: Sendable {
     let libraryName: String
     /// The work fulfilled as `application/audiobook+zip` instead of a manifest.
     var packagedAudiobookID: String?
+    /// Loans are fulfilled through an ODL templated link (`odl:tlink`, `…/fulfill{?id,patron_id,client_id}`), as an
+    /// ODL distributor's feed has them.
+    var templatedFulfilment = false
 
     /// How an entry is offered: in the catalog, on the patron's shelf as a loan, or as a hold.
     enum EntryContext {
@@ -23,6 +26,7 @@ struct FeedRenderer: Sendable {
         + #" xmlns:dcterms="http://purl.org/dc/terms/" xmlns:schema="http://schema.org/""#
         + #" xmlns:opf="http://www.idpf.org/2007/opf" xmlns:bibframe="http://bibframe.org/vocab/""#
         + #" xmlns:simplified="http://librarysimplified.org/terms/" xmlns:app="http://www.w3.org/2007/app""#
+        + ##" xmlns:odl="http://drafts.opds.io/odl-1.0#""##
 
     private static let prolog = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 
@@ -242,13 +246,14 @@ struct FeedRenderer: Sendable {
             out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
             out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
         case .loan(let loan):
-            let href = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill"
-            out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition\""
+            let href = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill" + (templatedFulfilment ? "{?id,patron_id,client_id}" : "")
+            let element = templatedFulfilment ? "odl:tlink" : "link"
+            out += "    <\(element) href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition\""
                 + " type=\"\(pool.openAccess ? contentType : drmType)\">\n"
             if !pool.openAccess { out += "      <opds:indirectAcquisition type=\"\(contentType)\"/>\n" }
             out += "      <opds:availability status=\"available\"" + period(loan) + "/>\n"
             out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
-            out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
+            out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </\(element)>\n"
         case .hold(let loan):
             let href = t.acquisitionHref.map(resolve) ?? workPath + "/borrow"
             out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition/borrow\""

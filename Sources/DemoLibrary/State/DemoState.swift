@@ -118,8 +118,17 @@ public actor DemoState {
     func setBaseURL(_ url: URL) {
         var base = url.absoluteString
         if !base.hasSuffix("/") { base += "/" }
+        let templated = renderer.templatedFulfilment
         renderer = FeedRenderer(base: base, libraryName: configuration.libraryName,
                                 packagedAudiobookID: configuration.packagedAudiobookID)
+        renderer.templatedFulfilment = templated
+        cache.removeAll()
+    }
+
+    /// Fulfils loans through an ODL templated link (`odl:tlink href="…/fulfill{?id,patron_id,client_id}"`) instead
+    /// of a plain one; pages rendered before are dropped.
+    public func setTemplatedFulfilment(_ on: Bool) {
+        renderer.templatedFulfilment = on
         cache.removeAll()
     }
 

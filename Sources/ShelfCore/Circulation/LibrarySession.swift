@@ -50,6 +50,8 @@ public final class LibrarySession: Sendable {
     }
 
     public var isSignedIn: Bool { state.withLock { $0.credentials != nil } }
+    /// The signed-in patron's user name (their card number), never sent anywhere by itself.
+    var username: String? { state.withLock { $0.credentials?.username } }
 
     /// Whether the patron signed in with a plain HTTP user name and password (Basic or Digest), which go with
     /// every request to the library, catalog pages included.

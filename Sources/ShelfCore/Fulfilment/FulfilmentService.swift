@@ -263,6 +263,24 @@ public final class FulfilmentService {
         return total
     }
 
+    /// What an ODL templated link is expanded with: the title's id, an opaque id of the patron at this library (a
+    /// SHA-256 of the library's URL and the user name: the card number is never sent), this computer's id as the
+    /// client's, and the loan's end. Variables not known are left out (RFC 6570).
+    private func templateValues(_ summary: EditionSummary) -> [String: String] {
+        var values = ["id": summary.id]
+        if let username = session.username, var digest = try? SHA256(),
+            (try? digest.update(Data("\(library.url)\n\(username)".utf8))) != nil, let hex = try? digest.finish()
+        {
+            values["patron_id"] = hex
+        }
+        if let device = try? store.deviceID() {
+            values["client_id"] = device
+            values["device_id"] = device
+        }
+        if let until = summary.availableUntil { values["expires"] = OPDSDate.format(until) }
+        return values
+    }
+
     private func whyNotDownload(_ summary: EditionSummary) -> String {
         switch summary.entitlement {
         case .hold: return "it is on hold, not on loan"
@@ -328,9 +346,15 @@ public final class FulfilmentService {
         }
         var protection: ProtectionScheme?
         var offered: [String] = []
-        // A Readium manifest or package is preferred to a single file when a title offers both.
+        // A Readium manifest or package is preferred to a single file when a title offers both, and a plain link to
+        // an ODL templated one (`odl:tlink`) leading to the same.
         var single: Route?
-        for acquisition in acquisitions where [.generic, .openAccess].contains(acquisition.kind) {
+        let plainFirst = acquisitions.filter { !URITemplate.isTemplate($0.href) }
+            + acquisitions.filter { URITemplate.isTemplate($0.href) }
+        for var acquisition in plainFirst where [.generic, .openAccess].contains(acquisition.kind) {
+            if URITemplate.isTemplate(acquisition.href) {
+                acquisition.href = URITemplate.expand(acquisition.href, templateValues(detail.summary))
+            }
             for path in acquisition.paths {
                 let types = path.map { $0.lowercased() }
                 if let scheme = types.lazy.compactMap(ProtectionScheme.recognise).first {

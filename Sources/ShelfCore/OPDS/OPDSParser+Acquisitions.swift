@@ -8,7 +8,8 @@ extension OPDSDocumentReader {
         var attributes = linkAttributes()
         try spend(0)
         guard let rawHref = attributes.href.take() else { return try reader.skipElement() }
-        let href = resolve(rawHref)
+        // An ODL `tlink` holds a URI template: its expressions stay as written, expanded when it is followed.
+        let href = URITemplate.isTemplate(rawHref) ? LinkResolver(baseURL: baseURL).resolveTemplate(rawHref) : resolve(rawHref)
         let role = LinkRole(rel: attributes.rel)
         if case .acquisition(let kind) = role {
             var acquisition = Acquisition(
