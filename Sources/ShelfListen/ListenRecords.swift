@@ -14,6 +14,14 @@ struct ListenRecords {
     let edition: EditionRef
     /// This computer's device id, which every saved position carries.
     let device: String
+    /// The title's state as this session last knew it: a `shelf mark` made while it plays shows as a difference.
+    private let seen = Seen()
+
+    private final class Seen: @unchecked Sendable {
+        var consumption: Consumption?
+        /// A mark was taken: the rest of the session saves positions only.
+        var taken = false
+    }
 
     init(store: Store, library: Library, home: Home, query: String) throws {
         self.store = store
@@ -22,6 +30,7 @@ struct ListenRecords {
         self.query = query
         device = try store.deviceID()
         edition = try store.resolveEdition(query, in: library)
+        seen.consumption = try store.listeningState(of: edition).consumption
     }
 
     /// The title's summary and its parts where `home` keeps them (none before the manifest is known). A book whose
@@ -59,7 +68,12 @@ struct ListenRecords {
     func saveSpeed(_ speed: Double) throws { try store.saveSpeed(speed, of: edition) }
 
     func savePosition(_ place: ListenMachine.Place, percent: Double?, finished: Bool) throws {
-        try store.savePosition(listeningPosition(place), of: edition, percent: percent, finished: finished)
+        // A `shelf mark` made while this plays wins over the saves that follow it: the session takes the mark.
+        let after = try store.savePosition(
+            listeningPosition(place), of: edition, percent: percent, finished: finished, seen: seen.consumption,
+            keepState: seen.taken && !finished)
+        if !finished && after != .inProgress { seen.taken = true }
+        seen.consumption = after
     }
 
     func addBookmark(_ place: ListenMachine.Place, name: String? = nil) throws {

@@ -204,6 +204,29 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aMarkMadeWhileItPlaysWinsOverTheSavesThatFollow() async throws {
+        let fixture = try await ready(partSeconds: 20)
+        let (_, environment) = disk(fixture, "mark.raw")
+        let (process, out, _) = try fixture.shelf.start(
+            ["listen", "7d3c0002", "--no-ui", "--from", "0:01"], environment: environment)
+        // Playing, once it saved a position.
+        #expect(try await eventually { (try? listening(fixture))?.consumption == .inProgress })
+        let mark = try await fixture.shelf.run(["mark", "7d3c0002", "--played"])
+        #expect(mark.status == 0, "\(mark.stderr)")
+        let marked = try listening(fixture).position
+        // The player saves again as it plays (every 2 s of the book)...
+        #expect(try await eventually { (try? listening(fixture))?.position != marked })
+        #expect(process.isRunning, "the player ended before its saves after the mark")
+        kill(process.processIdentifier, SIGTERM)
+        let stdout = try await output(of: process, out)
+        #expect(stdout.contains("Position saved."), "\(stdout)")
+        // ...and saves its position at the end, but the patron's mark stands.
+        let state = try listening(fixture)
+        #expect(state.consumption == .finished, "\(state)")
+        #expect(state.position != nil && state.position != marked)
+        await fixture.finish()
+    }
+
     @Test func theSleepTimerFadesOutAndPauses() async throws {
         let fixture = try await ready()
         let (file, environment) = disk(fixture)

@@ -34,17 +34,9 @@ extension Shelf {
             guard (id == nil) != !all else { throw ValidationError("give a title's id, or --all") }
             guard ["high", "normal"].contains(priority) else { throw ValidationError("--priority is high or normal") }
             guard (1...16).contains(parallel) else { throw ValidationError("--parallel must be 1 to 16") }
-            if let limitRate, Self.parseRate(limitRate) == nil {
+            if let limitRate, ByteCount.rate(limitRate) == nil {
                 throw ValidationError("--limit-rate takes a number of bytes per second, like 500k or 2m")
             }
-        }
-
-        static func parseRate(_ text: String) -> Int64? {
-            let lower = text.lowercased()
-            let (digits, scale): (Substring, Int64) = lower.hasSuffix("k") ? (lower.dropLast(), 1024)
-                : lower.hasSuffix("m") ? (lower.dropLast(), 1_048_576) : (Substring(lower), 1)
-            guard let value = Int64(digits), value > 0 else { return nil }
-            return value * scale
         }
 
         func run() throws {
@@ -52,7 +44,7 @@ extension Shelf {
                 let (store, library) = try global.openLibrary()
                 var settings = DownloadSettings()
                 (settings.concurrency, settings.perHost, settings.log) = (parallel, parallel, global.logger)
-                settings.limitRate = limitRate.flatMap(Self.parseRate)
+                settings.limitRate = limitRate.flatMap(ByteCount.rate)
                 // Ctrl-C or a SIGTERM stops the transfers, puts the title back where it was, then ends with the signal.
                 let signals = SignalWatch()
                 settings.stopSignal = { signals.ending }
@@ -65,20 +57,24 @@ extension Shelf {
                     run.confirmLarge = { Prompt.confirm("This download is \($0 / 1_048_576) MB. Download it?") ?? false }
                 }
                 let talk = !global.quiet && !output.json
-                var outcomes: [DownloadOutcome] = []
+                let printer = DownloadPrinter(talk: talk, json: output.json)
+                var reports: [DownloadReport] = []
                 do {
                     if let id {
                         let outcome = try run.named(global.resolve(id, store: store, library: library), priority: QueuePriority(rawValue: priority) ?? .normal)
                         if case .failed(let failure) = outcome.result { throw failure }
                         if case .busy(let failure) = outcome.result { throw failure }
-                        outcomes = [outcome]
+                        bar.finish()
+                        printer.print(outcome)
+                        reports = outcome.report.map { [$0] } ?? []
                     } else {
                         let archived = try run.archivedCount()
                         if archived > 0 && talk {
                             Output.line("Left out \(archived) archived title\(archived == 1 ? "" : "s") (`shelf download ID` brings one back).")
                         }
-                        outcomes = try run.drain(.loans) { _ in bar.finish() }
+                        let outcomes = try run.drain(.loans) { bar.finish(); printer.print($0) }
                         if outcomes.isEmpty && talk { Output.line("Nothing to download.") }
+                        reports = outcomes.compactMap(\.report)
                     }
                 } catch DownloadError.interrupted(let signal) {
                     bar.finish()
@@ -88,25 +84,8 @@ extension Shelf {
                     Output.error("shelf: download interrupted; \(name), with the parts received so far kept for `shelf download` to resume")
                     throw ExitCode(128 + signal)
                 }
-                bar.finish()
-                var firstFailure: (exit: ShelfExit, message: String)?
-                for outcome in outcomes {
-                    switch outcome.result {
-                    case .downloaded, .declined, .backingOff: if talk { Output.line(outcome.line) }
-                    case .busy, .overBudget, .stopped:
-                        if !output.json { Output.line(outcome.line) }
-                        if case .busy = outcome.result {} else { firstFailure = firstFailure ?? (.serverError, outcome.line) }
-                    case .failed(let failure):
-                        Output.error("shelf: \(failure.description)")
-                        firstFailure = firstFailure ?? (failure.exitCode, failure.description)
-                    }
-                    for failure in outcome.report?.failures ?? [] {
-                        Output.error("shelf: \(outcome.title), \(failure); run `shelf download` again to resume")
-                    }
-                }
-                let reports = outcomes.compactMap(\.report)
-                if let firstFailure {
-                    throw ReportedFailure(message: firstFailure.message, exit: firstFailure.exit, partial: "downloads", reports)
+                if let failure = printer.firstFailure {
+                    throw ReportedFailure(message: failure.message, exit: failure.exit, partial: "downloads", reports)
                 }
                 if output.json { try Output.json(reports) }
             }

@@ -109,7 +109,7 @@ extension Shelf.LibraryCommand {
                 throw ValidationError("--auto-download is none, loans (or audiobooks) or all, not '\(autoDownload)'")
             }
             if let keep, keep < 0 { throw ValidationError("--keep must not be negative") }
-            if let maxSize, Self.parseSize(maxSize) == nil {
+            if let maxSize, ByteCount.parse(maxSize) == nil {
                 throw ValidationError("--max-size takes a size like 20G, 500M or 0, not '\(maxSize)'")
             }
             if let notify, !["on", "off"].contains(notify) { throw ValidationError("--notify is on or off") }
@@ -118,15 +118,6 @@ extension Shelf.LibraryCommand {
             {
                 throw ValidationError("give a setting to change: --auto-download, --keep, --max-size, --notify, --crawl-depth or --crawl-feeds")
             }
-        }
-
-        /// Bytes in `20G`, `500M`, `64k` or a plain number (powers of 1024).
-        static func parseSize(_ text: String) -> Int64? {
-            let lower = text.lowercased().replacingOccurrences(of: "b", with: "")
-            let scales: [Character: Int64] = ["k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40]
-            let (digits, scale) = lower.last.flatMap { scales[$0] }.map { (String(lower.dropLast()), $0) } ?? (lower, 1)
-            guard let value = Double(digits), value >= 0, value * Double(scale) < 9e18 else { return nil }
-            return Int64(value * Double(scale))
         }
 
         func run() throws {
@@ -142,7 +133,7 @@ extension Shelf.LibraryCommand {
                 }
                 if autoDownload != nil || keep != nil || maxSize != nil || notify != nil {
                     library = try store.setDownloadPolicy(
-                        name: name, policy: policy, keep: keep, maxBytes: maxSize.flatMap(Self.parseSize),
+                        name: name, policy: policy, keep: keep, maxBytes: maxSize.flatMap(ByteCount.parse),
                         notify: notify.map { $0 == "on" })
                     if !global.quiet {
                         var line = "\(library.name): sync downloads \(library.autoDownload.phrase)"

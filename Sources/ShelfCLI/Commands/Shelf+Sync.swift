@@ -45,44 +45,28 @@ extension Shelf {
                 let libraries = try global.library.map { [try store.library(named: $0)] } ?? store.libraries()
                 guard !libraries.isEmpty else { throw StoreError.noLibrary }
                 var settings = RefreshSettings()
-                settings.sync.lockTimeout = wait
-                settings.sync.acceptEmptyLoans = acceptEmptyLoans
-                settings.sync.honourBackoff = !now
+                (settings.sync.lockTimeout, settings.sync.acceptEmptyLoans, settings.sync.honourBackoff) = (wait, acceptEmptyLoans, !now)
                 (settings.sync.crawlDepth, settings.sync.crawlFeeds) = (crawl.crawlDepth, crawl.crawlFeeds)
                 (settings.sync.log, settings.sync.http.log, settings.download.log) = (global.logger, global.logger, global.logger)
                 (settings.noDownload, settings.notify, settings.attended) = (noDownload, notify, !global.quiet)
-                settings.sync.printsWarnings = !global.quiet && !output.json
-                settings.watchSignals = true
+                (settings.sync.printsWarnings, settings.watchSignals) = (!global.quiet && !output.json, true)
                 let refresh = LibraryRefresh(store: store, home: global.resolvedHome, settings: settings)
                 let talk = !global.quiet && !output.json
                 let bar = ProgressBar(enabled: talk && Output.useColor)
                 if talk { refresh.progress = { bar.show($0) } }
                 refresh.notifier = { EventTeller.notify($0, store: store, home: global.resolvedHome) }
+                let printer = RefreshPrinter(talk: talk, json: output.json)
                 var summaries: [SyncSummary] = []
                 var firstFailure: (any ShelfFailure)?
                 for library in libraries {
                     let prefix = libraries.count > 1 ? "\(library.name): " : ""
                     do {
-                        let summary = try refresh.run(library)
+                        summaries.append(try refresh.run(library))
                         bar.finish()
-                        summaries.append(summary)
-                        if summary.skipped == true {
-                            if talk { Output.line("Skipped: \(summary.skipReason ?? library.name)") }
-                            continue
-                        }
-                        if talk {
-                            for warning in summary.warnings { Output.error("shelf: warning: \(library.name): \(warning)") }
-                            Output.line(prefix + summary.line)
-                            if summary.positionsPushed > 0 {
-                                let count = summary.positionsPushed
-                                Output.line("\(prefix)Pushed \(count) listening position\(count == 1 ? "" : "s")")
-                            }
-                        }
-                        // Each new event once, however the sync was run; under --json they are in the summary.
-                        if !output.json { for line in EventTeller.lines(summary.events, prefix: prefix) { Output.line(line) } }
+                        printer.print(summaries[summaries.count - 1], prefix: prefix)
                     } catch DownloadError.interrupted(let signal) {
                         bar.finish()
-                        Output.error("shelf: download interrupted; the title is back where it was, with the parts received so far kept for the next sync to resume")
+                        Output.error(RefreshPrinter.interrupted)
                         throw ExitCode(128 + signal)
                     } catch let failure as ShelfFailure {
                         // Under --quiet a library already known to be failing says nothing more until it recovers.

@@ -5,10 +5,12 @@ import ShelfCore
 enum Help {
     static let sync = """
         Follows the catalog's pages (rel="next"), asking only for pages that changed (ETag, \
-        Last-Modified). Every page is read and kept on disk before anything is written; then they are applied \
-        in one transaction: if a page fails, nothing changes and the error names the page, and your other \
-        commands (borrow, return, archive, library set, mark, the player) never wait for a slow library. What \
-        you borrowed or returned after the sync read your loans stands over that older feed. Safe under cron: two syncs never run at once; the second waits \
+        Last-Modified). Every page is read and kept on disk before anything is written: if a page fails, nothing \
+        changes and the error names the page. Then they are applied in short steps (about 150 ms each, a page \
+        with its titles in one), so your other commands (borrow, return, archive, library set, mark, the \
+        player) never wait for a slow library; what you borrowed or returned after the sync read your loans \
+        stands over that older feed. Removing titles and ending loans not seen is the last step: a sync killed \
+        while applying keeps what it applied and removes nothing, and the next sync goes on. Safe under cron: two syncs never run at once; the second waits \
         --wait seconds, then exits with status 75. With --quiet nothing is printed on success; \
         otherwise one summary line per library ("12 new, 3 updated, 1 removed").
 

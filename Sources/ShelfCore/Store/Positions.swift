@@ -123,18 +123,30 @@ extension Store {
 
     /// Saves this device's position in one transaction and queues it for pushing (one pending position per
     /// edition: the newest wins); the title becomes in progress, or finished when `finished`.
-    public func savePosition(_ position: ListeningPosition, of edition: EditionRef, percent: Double?, finished: Bool)
-        throws(StoreError)
-    {
+    ///
+    /// `seen` is what the saver last knew of the title's state (a player: what it read at the start, then what each
+    /// save left). When the stored state differs from it, `shelf mark` changed it meanwhile: the mark is the later
+    /// word and stays (unless this save finishes the title); the position is saved all the same. With `keepState`
+    /// the state is left as it is (a player that took a mark). Returns the state the save leaves.
+    @discardableResult
+    public func savePosition(
+        _ position: ListeningPosition, of edition: EditionRef, percent: Double?, finished: Bool, seen: Consumption? = nil,
+        keepState: Bool = false
+    ) throws(StoreError) -> Consumption {
         try writePositions { db in
             try DevicePositionRecord(position, of: edition).upsert(db)
-            var record = try ListeningRecord.fetchOne(db, key: edition.rowID)
+            let stored = try ListeningRecord.fetchOne(db, key: edition.rowID)
+            var record = stored
                 ?? ListeningRecord(editionID: edition.rowID, libraryID: edition.libraryID, updatedAt: Date())
-            record.consumption = finished ? .finished : .inProgress
-            record.percent = finished ? 100 : percent.map { min(100, max(0, $0)) }
-            record.updatedAt = Date()
-            try record.save(db)
+            let marked = keepState || (seen.map { seen in stored.map { $0.consumption != seen } ?? false } ?? false)
+            if finished || !marked {
+                record.consumption = finished ? .finished : .inProgress
+                record.percent = finished ? 100 : percent.map { min(100, max(0, $0)) }
+                record.updatedAt = Date()
+                try record.save(db)
+            }
             try OutboxRecord.queueIdling(db, position, of: edition)
+            return record.consumption
         }
     }
 

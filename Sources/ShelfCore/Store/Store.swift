@@ -85,11 +85,23 @@ public final class Store: Sendable {
         }
     }
 
+    /// How a write waits for another process's transaction: it looks again every 4 ms, up to `timeout`. SQLite's own
+    /// wait sleeps longer and longer, up to 100 ms a time, and so rarely looks during the short gaps a sync leaves
+    /// between the steps of its apply: a patron's command waited seconds for a lock free a dozen times meanwhile.
+    static func waitForWriteLock(_ timeout: TimeInterval) -> Database.BusyCallback {
+        let interval = 0.004
+        return { tries in
+            guard Double(tries) * interval < timeout else { return false }
+            Thread.sleep(forTimeInterval: interval)
+            return true
+        }
+    }
+
     private static func open(_ path: String, busyTimeout: TimeInterval, prepare: @escaping @Sendable (Database) throws -> Void)
         throws -> DatabaseQueue
     {
         var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = busyTimeout <= 0 ? .immediateError : .callback(Self.waitForWriteLock(busyTimeout))
         configuration.foreignKeysEnabled = true
         configuration.label = "shelf"
         configuration.prepareDatabase { db in
@@ -142,6 +154,32 @@ public final class Store: Sendable {
         do {
             return try queue.read(body)
         } catch {
+            throw Store.translate(error, path: path.path)
+        }
+    }
+
+    /// Writes in a series of short transactions: `body` calls `step` where what it wrote so far may be committed and
+    /// the write lock let go, so another process's write can come in between. A failure rolls back the step under
+    /// way; the steps before it stay.
+    public func writeInSteps<T>(_ body: (Database, _ step: () throws -> Void) throws -> T) throws -> T {
+        do {
+            return try queue.writeWithoutTransaction { db in
+                try db.beginTransaction(.immediate)
+                do {
+                    let result = try body(db) {
+                        try db.commit()
+                        // A gap for a write that waits (looking again every 4 ms, `waitForWriteLock`) to come in.
+                        Thread.sleep(forTimeInterval: 0.012)
+                        try db.beginTransaction(.immediate)
+                    }
+                    try db.commit()
+                    return result
+                } catch {
+                    if db.isInsideTransaction { try? db.rollback() }
+                    throw error
+                }
+            }
+        } catch let error as DatabaseError {
             throw Store.translate(error, path: path.path)
         }
     }

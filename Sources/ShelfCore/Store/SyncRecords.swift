@@ -63,6 +63,11 @@ struct FeedPageRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
             db, sql: "SELECT id FROM feed_page WHERE library_id = ? AND kind = ? AND url = ?", arguments: [libraryID, kind, url])!
     }
 
+    /// Sets a page's validators (the root's, written once its held-back entries are applied).
+    static func validators(_ db: Database, id: Int64, etag: String?, lastModified: String?) throws {
+        try db.execute(sql: "UPDATE feed_page SET etag = ?, last_modified = ? WHERE id = ?", arguments: [etag, lastModified, id])
+    }
+
     /// What a page read to its end led to (its next page, the feeds a crawl follows), and how many entries it held.
     static func finished(_ db: Database, id: Int64, next: String?, entries: Int, navigation: [String] = []) throws {
         try db.execute(

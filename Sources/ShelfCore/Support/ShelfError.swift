@@ -75,6 +75,8 @@ public enum NetworkError: ShelfFailure, Equatable {
     case offline(host: String, reason: String)
     case timedOut(host: String)
     case httpStatus(url: String, status: Int)
+    /// 429 Too Many Requests, with how long the server asked to wait (`Retry-After`, `X-RateLimit-Reset`) when it said.
+    case rateLimited(url: String, wait: TimeInterval?)
     case tls(host: String, reason: String)
     case tooManyRedirects(url: String)
     case truncated(url: String, reason: String)
@@ -94,7 +96,7 @@ public enum NetworkError: ShelfFailure, Equatable {
             default: .serverError
             }
         case .tls, .tooManyRedirects: .protocolError
-        case .truncated, .transfer: .serverError
+        case .truncated, .transfer, .rateLimited: .serverError
         case .tooLarge: .badData
         case .unsupportedURL: .usage
         case .libraryMissing: .internalError
@@ -107,6 +109,11 @@ public enum NetworkError: ShelfFailure, Equatable {
         case .timedOut(let host): "offline: \(host) did not answer in time; try again later"
         case .httpStatus(let url, let status):
             Self.statusLine(url: url, status: status)
+        case .rateLimited(let url, let wait?):
+            "\(url) answered 429 Too Many Requests: the library asks shelf to wait \(Self.duration(wait)), until "
+                + "\(LocalTime.timestamp(Date().addingTimeInterval(wait))); try again then"
+        case .rateLimited(let url, nil):
+            "\(url) answered 429 Too Many Requests: the library is limiting requests and did not say for how long; try again later"
         case .tls(let host, let reason): "TLS verification failed for \(host): \(reason); shelf will not connect insecurely"
         case .tooManyRedirects(let url): "too many redirects from \(url); the library's server is misconfigured"
         case .truncated(let url, let reason): "the response from \(url) was cut short (\(reason)); try again"
@@ -123,7 +130,7 @@ extension NetworkError {
     /// A host that cannot be reached at all is not retried within a run; the next run tries again.
     public var isTransient: Bool {
         switch self {
-        case .timedOut, .truncated: true
+        case .timedOut, .truncated, .rateLimited: true
         case .httpStatus(_, let status): Self.isTransient(status: status)
         default: false
         }
@@ -136,7 +143,18 @@ extension NetworkError {
 
     /// Whether the message names the URL itself, so a caller need not repeat it.
     public var namesURL: Bool {
-        if case .httpStatus = self { true } else { false }
+        switch self {
+        case .httpStatus, .rateLimited: true
+        default: false
+        }
+    }
+
+    /// `45 s`, `12 min`, `3 h`.
+    static func duration(_ seconds: TimeInterval) -> String {
+        let whole = Int(seconds.rounded(.up))
+        if whole < 120 { return "\(whole) s" }
+        if whole < 2 * 3600 { return "\((whole + 59) / 60) min" }
+        return "\((whole + 3599) / 3600) h"
     }
 
     /// What an error status means to a patron: only a server's own failure is worth trying again later.

@@ -148,7 +148,7 @@ public struct SyncOptions: Sendable {
     public init() {}
 }
 
-/// Fetches a library's catalog, page by page, and applies it to the store in one transaction.
+/// Fetches a library's catalog, page by page, into a stage on disk, then applies it to the store in short steps.
 public final class SyncEngine {
     private let store: Store
     private let home: Home
@@ -165,7 +165,7 @@ public final class SyncEngine {
         self.http = HTTPClient(configuration: options.http)
     }
 
-    /// Syncs one library. On failure nothing in the store changes except the record of the failed run.
+    /// Syncs one library. A failure while fetching changes nothing in the store but the record of the failed run.
     public func sync(_ library: Library) throws -> SyncSummary {
         lastTransition = nil
         if options.honourBackoff, let streak = try store.failureStreak(libraryID: library.id), streak.nextTryAt > Date() {
@@ -192,10 +192,10 @@ public final class SyncEngine {
             let fetcher = try fetch(library, session: session, stage: stage, scratch: scratch)
             try options.afterFetch?()
             let applying = Date()
-            var summary = try store.write { db in
-                try self.run(library, stage: stage, fetcher: fetcher, db: db, started: started)
+            var summary = try store.writeInSteps { db, step in
+                try self.run(library, stage: stage, fetcher: fetcher, db: db, step: step, started: started)
             }
-            options.log?(String(format: "applied %d pages in %.2f s (the catalog's write lock)", stage.pages.count,
+            options.log?(String(format: "applied %d pages in %.2f s (the write lock taken in steps of about 150 ms)", stage.pages.count,
                                 Date().timeIntervalSince(applying)))
             try LocalFiles(store: store, home: home).finishClearing(library)
             pushPositions(library, into: &summary)
@@ -284,11 +284,15 @@ public final class SyncEngine {
         }
     }
 
-    /// Applies the staged pages in one transaction: reading them again runs on a thread of its own while this one
-    /// writes, so the two overlap.
-    private func run(_ given: Library, stage: SyncStage, fetcher: FeedFetcher, db: Database, started: Date) throws
-        -> SyncSummary
-    {
+    /// Applies the staged pages: reading them again runs on a thread of its own while this one writes, so the two
+    /// overlap. The writes are committed in steps of about `stepLength`, each ending after a page (a page and its
+    /// entries are always committed together), so the patron's commands never wait long for the write lock. What
+    /// only the whole sync may decide (removing titles and ending loans not seen, the guards, forgetting pages, the
+    /// library's record, the run's) is in the last step. A sync killed while applying keeps the pages it applied,
+    /// each whole, and removes nothing; the next sync goes on from there.
+    private func run(
+        _ given: Library, stage: SyncStage, fetcher: FeedFetcher, db: Database, step: () throws -> Void, started: Date
+    ) throws -> SyncSummary {
         let library = try Store.library(db, name: given.name)
         var run = SyncRunRecord(libraryID: library.id, startedAt: started.timeIntervalSince1970, status: .running)
         try run.insert(db)
@@ -326,15 +330,32 @@ public final class SyncEngine {
         var crawl: CrawlReport?
         var annotationService: String?
         let now = started.timeIntervalSince1970
+        // The root page's validators are written with its held-back entries, at the end: a sync killed before would
+        // otherwise leave a root that answers 304 next time with its entries never applied.
+        var rootValidators: (etag: String?, lastModified: String?)?
+        var stepStarted = ContinuousClock.now
+        var longestStep = Duration.zero
+        func stepIfDue() throws {
+            let length = ContinuousClock.now - stepStarted
+            guard length > Self.stepLength else { return }
+            try step()
+            longestStep = max(longestStep, length)
+            stepStarted = ContinuousClock.now
+        }
+        defer {
+            let last = ContinuousClock.now - stepStarted
+            options.log?("the longest step held the write lock \(max(longestStep, last)) (the last \(last))")
+        }
         events: while true {
             switch channel.take() {
             case .page(let kind, let url, let position, let etag, let lastModified, _):
                 summary.pages += 1
-                pageID = try FeedPageRecord.fetched(
-                    db, libraryID: library.id, kind: kind, url: url, position: position, etag: etag,
-                    lastModified: lastModified, at: now)
                 onRootPage = kind == .root && position == 1
                 onLoansPage = kind == .loans
+                if onRootPage { rootValidators = (etag, lastModified) }
+                pageID = try FeedPageRecord.fetched(
+                    db, libraryID: library.id, kind: kind, url: url, position: position, etag: onRootPage ? nil : etag,
+                    lastModified: onRootPage ? nil : lastModified, at: now)
                 if onRootPage { rootPageID = pageID }
             case .entries(let batch):
                 if onLoansPage {
@@ -352,6 +373,7 @@ public final class SyncEngine {
                 if !onLoansPage { served += pageEntries }
                 annotationService = info.link(OPDSVocabulary.relAnnotations)?.href ?? annotationService
                 warnings += info.warnings
+                try stepIfDue()
             case .notModified(let kind, let url, let position):
                 summary.pages += 1
                 summary.pagesNotModified += 1
@@ -360,6 +382,7 @@ public final class SyncEngine {
                 entries += try applier.markPageSeen(page.id)
                 if kind != .loans { served += page.entries }
                 onRootPage = false
+                try stepIfDue()
             case .finished(let crawlableURL, let shelfURL, let report):
                 crawlable = crawlableURL
                 shelfRead = shelfURL
@@ -371,6 +394,9 @@ public final class SyncEngine {
         }
         if crawlable == nil, let rootPageID {
             for entry in rootEntries { entries += count(try applier.apply(entry, pageID: rootPageID), into: &summary) }
+        }
+        if let rootPageID, let (etag, lastModified) = rootValidators {
+            try FeedPageRecord.validators(db, id: rootPageID, etag: etag, lastModified: lastModified)
         }
         summary.entries = entries
 
@@ -448,6 +474,9 @@ public final class SyncEngine {
         try run.update(db)
         return summary
     }
+
+    /// How long one step of applying holds the write lock, about: a patron's command waits at most this long.
+    static let stepLength = Duration.milliseconds(150)
 
     /// Counts what applying one entry did; returns 1, or 0 for a title already applied this sync.
     private func count(_ outcome: EntryOutcome, into summary: inout SyncSummary) -> Int {

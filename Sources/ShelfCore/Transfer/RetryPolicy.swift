@@ -52,6 +52,16 @@ public struct RetryPolicy: Sendable, Equatable {
         return waited + wait <= budget ? wait : nil
     }
 
+    /// How long a response asks a client to wait before the next request: its `Retry-After`, else its
+    /// `X-RateLimit-Reset` (seconds to wait, or, when that many seconds would be decades, the Unix time to wait for).
+    public static func asksToWait(_ response: HTTPResponse, now: Date = Date()) -> TimeInterval? {
+        if let asked = retryAfter(response.header("retry-after"), now: now) { return asked }
+        guard let value = response.header("x-ratelimit-reset").flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }),
+            value >= 0
+        else { return nil }
+        return value > 1_000_000_000 ? max(0, value - now.timeIntervalSince1970) : value
+    }
+
     /// Seconds a `Retry-After` value asks for: delay-seconds or an HTTP-date (RFC 9110 §10.2.3).
     public static func retryAfter(_ value: String?, now: Date = Date()) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
@@ -78,6 +88,8 @@ extension RetryPolicy {
         /// The failure as an error naming `url` (redacted by the caller).
         public func networkError(url: String) -> NetworkError {
             switch self {
+            case .response(let response) where response.status == 429:
+                .rateLimited(url: url, wait: RetryPolicy.asksToWait(response))
             case .response(let response): .httpStatus(url: url, status: response.status)
             case .error(let error): error
             }
@@ -109,7 +121,7 @@ extension RetryPolicy {
                 let response = try request()
                 guard Self.isTransient(status: response.status) else { return .answered(response) }
                 failure = .response(response)
-                asked = Self.retryAfter(response.header("retry-after"))
+                asked = Self.asksToWait(response)
             } catch let error as NetworkError where error.isTransient {
                 failure = .error(error)
             }

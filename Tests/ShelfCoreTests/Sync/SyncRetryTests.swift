@@ -66,6 +66,32 @@ import Testing
         }
     }
 
+    @Test func aRateLimitNamesHowLongTheLibraryAsksToWait() async throws {
+        try await SyncFixture.with { fixture in
+            await fixture.state.setFaults(PageFaults(status: 429, retryAfter: "3600"), page: 2)
+            #expect {
+                _ = try fixture.sync()
+            } throws: { error in
+                let text = (error as? ShelfFailure)?.description ?? ""
+                // An hour: more than a sync waits, so it stops at once and says until when.
+                return text.contains("answered 429 Too Many Requests: the library asks shelf to wait 60 min, until ")
+                    && text.hasSuffix("; try again then; nothing was changed")
+            }
+        }
+    }
+
+    @Test func aRateLimitResetIsReadAsSecondsOrAsAUnixTime() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        func response(_ headers: [String: String]) -> HTTPResponse {
+            HTTPResponse(status: 429, headers: headers, url: "http://127.0.0.1/", body: Data(), bodyBytes: 0)
+        }
+        #expect(RetryPolicy.asksToWait(response(["x-ratelimit-reset": "90"]), now: now) == 90)
+        #expect(RetryPolicy.asksToWait(response(["x-ratelimit-reset": "1700000300"]), now: now) == 300)
+        #expect(RetryPolicy.asksToWait(response(["retry-after": "5", "x-ratelimit-reset": "90"]), now: now) == 5)
+        #expect(RetryPolicy.asksToWait(response([:]), now: now) == nil)
+        #expect(NetworkError.rateLimited(url: "http://x/", wait: nil).description.contains("did not say for how long"))
+    }
+
     @Test func retryAfterIsReadAsSecondsOrAnHTTPDate() {
         let now = Date(timeIntervalSince1970: 1_700_000_000)  // Tue, 14 Nov 2023 22:13:20 GMT
         #expect(RetryPolicy.retryAfter("120", now: now) == 120)
