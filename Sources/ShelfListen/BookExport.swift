@@ -36,6 +36,10 @@ struct BookExport {
         guard source.coverURL != nil else { return (nil, nil) }
         do {
             return (try source.fetchCover(configuration: configuration), "fetched the cover from the library")
+        } catch NetworkError.httpStatus(let url, let status) {
+            // The library's cover link is not its catalog's URL: nothing for the patron to check there.
+            return (nil, "no cover: the library answered \(status) for its cover image (\(url)); "
+                + "exported without one")
         } catch let failure as ShelfFailure {
             return (nil, "no cover: \(failure.description)")
         } catch {

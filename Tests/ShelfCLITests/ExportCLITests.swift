@@ -33,6 +33,20 @@ import Testing
         try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.contains(".m4b") }.sorted()
     }
 
+    @Test func aCoverTheLibraryDoesNotHaveIsNamedAsSuchWithoutBlamingItsURL() async throws {
+        let fixture = try await ready()
+        // The library's entry names a cover image it does not serve.
+        try await fixture.server.state.edit(id: "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001") { $0.cover = "covers/gone.png" }
+        _ = try await fixture.shelf.run(["sync", "--quiet", "--no-download"])
+        let out = fixture.shelf.home.appendingPathComponent("nocover.m4b")
+        let result = try await fixture.shelf.run(["export", "7d3c0001", "--m4b", out.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("no cover: the library answered 404 for its cover image ("), "\(result.stderr)")
+        #expect(result.stderr.contains("exported without one"))
+        #expect(!result.stderr.contains("library's URL"), "\(result.stderr)")
+        await fixture.finish()
+    }
+
     @Test func aDownloadedBookBecomesOneM4BWithItsChaptersTagsAndCover() async throws {
         let fixture = try await ready()
         let out = fixture.shelf.home.appendingPathComponent("pride.m4b")

@@ -1,9 +1,6 @@
 import Foundation
 
-/// Expands an RFC 6570 URI template (levels 1 to 3, and level 4's prefix modifier) with string values: `{var}`,
-/// `{+var}`, `{#var}`, `{.var}`, `{/var}`, `{;var}`, `{?var}`, `{&var}`, each with a comma-separated list of
-/// variables. A variable without a value is left out, as the RFC says, so `/fulfill{?id,patron_id}` with only `id`
-/// known becomes `/fulfill?id=…`.
+/// RFC 6570 URI templates: OPDS 2's templated links (`{?query}`) and ODL's `odl:tlink` (`…/loan{?id,patron_id}`).
 public enum URITemplate {
     /// Whether `href` is a template: `{` and `}` never appear in a URI, so an expression is one.
     public static func isTemplate(_ href: String) -> Bool {
@@ -11,26 +8,23 @@ public enum URITemplate {
         return href[open...].contains("}")
     }
 
-    public static func expand(_ template: String, _ values: [String: String]) -> String {
-        var out = ""
+    /// Expands a template (levels 1 to 3, and the prefix modifier of level 4) with string values; a variable without a
+    /// value is left out, as the RFC says, so `/fulfill{?id,patron_id}` with only `id` known becomes `/fulfill?id=…`.
+    public static func expand(_ template: String, _ variables: [String: String]) -> String {
+        var result = ""
         var rest = Substring(template)
-        while let open = rest.firstIndex(of: "{") {
-            out += rest[..<open]
-            guard let close = rest[open...].firstIndex(of: "}") else {
-                out += rest[open...]
-                return out
-            }
-            out += expression(rest[rest.index(after: open)..<close], values)
+        while let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
+            result += rest[..<open]
+            result += expression(String(rest[rest.index(after: open)..<close]), variables)
             rest = rest[rest.index(after: close)...]
         }
-        return out + rest
+        return result + rest
     }
 
-    /// One `{…}` expression's expansion.
-    private static func expression(_ body: Substring, _ values: [String: String]) -> String {
-        var body = body
-        let operators: Set<Character> = ["+", "#", ".", "/", ";", "?", "&"]
-        let op = body.first.flatMap { operators.contains($0) ? $0 : nil }
+    /// One `{…}` expression: its operator says how values are joined, named and encoded.
+    private static func expression(_ body: String, _ variables: [String: String]) -> String {
+        var body = Substring(body)
+        let op = body.first.flatMap { "+#./;?&".contains($0) ? $0 : nil }
         if op != nil { body = body.dropFirst() }
         let (first, separator, named, ifEmpty, reserved): (String, String, Bool, String, Bool) = switch op {
         case "+": ("", ",", false, "", true)
@@ -45,28 +39,32 @@ public enum URITemplate {
         var parts: [String] = []
         for spec in body.split(separator: ",") {
             var name = String(spec)
-            var prefix: Int?
+            var limit: Int?
             if name.hasSuffix("*") { name.removeLast() }
             if let colon = name.firstIndex(of: ":") {
-                prefix = Int(name[name.index(after: colon)...])
+                limit = Int(name[name.index(after: colon)...])
                 name = String(name[..<colon])
             }
-            guard var value = values[name] else { continue }
-            if let prefix { value = String(value.prefix(prefix)) }
-            let encoded = encode(value, reserved: reserved)
-            if named {
-                parts.append(value.isEmpty ? name + ifEmpty : name + "=" + encoded)
-            } else {
-                parts.append(encoded)
-            }
+            guard var value = variables[name] else { continue }
+            if let limit { value = String(value.prefix(limit)) }
+            let encoded = encode(value, allowReserved: reserved)
+            parts.append(named ? name + (value.isEmpty ? ifEmpty : "=" + encoded) : encoded)
         }
         return parts.isEmpty ? "" : first + parts.joined(separator: separator)
     }
 
-    /// Percent-encodes all but the unreserved characters (and, for `+` and `#`, the reserved ones too).
-    private static func encode(_ value: String, reserved: Bool) -> String {
-        var allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        if reserved { allowed.formUnion(CharacterSet(charactersIn: ":/?#[]@!$&'()*+,;=%")) }
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    /// Percent-encodes UTF-8 bytes outside RFC 3986's unreserved set (and, when allowed, its reserved set).
+    static func encode(_ value: String, allowReserved: Bool) -> String {
+        let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+        let reservedSet = Set(":/?#[]@!$&'()*+,;=".utf8)
+        var out = ""
+        for byte in value.utf8 {
+            if unreserved.contains(byte) || (allowReserved && reservedSet.contains(byte)) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
     }
 }
