@@ -102,6 +102,11 @@ import Testing
         try monitor.run()
 
         #expect(try await poll(bus, transcript, "status") { $0 == "Playing" } == "Playing", "\(transcript)")
+        // Held inside "Chapter 1" before asking, however long a loaded machine took to get here (paused, it stays).
+        try await playerctl(bus, transcript, "pause")
+        #expect(try await poll(bus, transcript, "status") { $0 == "Paused" } == "Paused", "\(transcript)")
+        try await playerctl(bus, transcript, "position", "10")
+        _ = try await poll(bus, transcript, "position") { abs((Double($0) ?? 0) - 10) < 0.3 }
         let metadata = try await playerctl(
             bus, transcript, "metadata", "--format", "{{xesam:title}}|{{xesam:album}}|{{xesam:artist}}|{{mpris:length}}|{{mpris:trackid}}")
         let fields = metadata.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
