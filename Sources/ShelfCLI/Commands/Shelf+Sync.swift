@@ -48,8 +48,8 @@ extension Shelf {
                 (settings.sync.lockTimeout, settings.sync.acceptEmptyLoans, settings.sync.honourBackoff) = (wait, acceptEmptyLoans, !now)
                 (settings.sync.crawlDepth, settings.sync.crawlFeeds) = (crawl.crawlDepth, crawl.crawlFeeds)
                 (settings.sync.log, settings.sync.http.log, settings.download.log) = (global.logger, global.logger, global.logger)
-                (settings.noDownload, settings.notify, settings.attended) = (noDownload, notify, !global.quiet)
-                (settings.sync.printsWarnings, settings.watchSignals) = (!global.quiet && !output.json, true)
+                (settings.noDownload, settings.notify, settings.watchSignals) = (noDownload, notify, true)
+                settings.attended = !global.quiet && !output.json
                 let refresh = LibraryRefresh(store: store, home: global.resolvedHome, settings: settings)
                 let talk = !global.quiet && !output.json
                 let bar = ProgressBar(enabled: talk && Output.useColor)

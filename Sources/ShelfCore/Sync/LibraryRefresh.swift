@@ -9,8 +9,8 @@ public struct RefreshSettings {
     public var noDownload = false
     /// Send each new event as a desktop notification even when the library does not ask for it (`--notify`).
     public var notify = false
-    /// Someone watches the output (not `--quiet`): the end of a single failure needs no event of its own, the
-    /// summary line says it.
+    /// Someone reads the lines the command prints (not `--quiet`, not `--json`): the end of a single failure needs
+    /// no event of its own, the summary line says it, and a guard's warning is told as it is printed.
     public var attended = true
     /// Catch Ctrl-C and SIGTERM while downloading, so the title under way is put back where it was (the command
     /// does; a test in the same process does not).
@@ -37,7 +37,9 @@ public final class LibraryRefresh {
         self.store = store
         self.home = home
         self.settings = settings
-        engine = SyncEngine(store: store, home: home, options: settings.sync)
+        var options = settings.sync
+        options.printsWarnings = settings.attended
+        engine = SyncEngine(store: store, home: home, options: options)
     }
 
     /// What the last `run` changed about the library's failure streak (a failure is news when it starts one).

@@ -189,11 +189,11 @@ public final class SyncEngine {
             // Every page is read and kept on disk before the catalog's write lock is taken: the patron's commands
             // never wait for the network, and a sync that fails or is killed while fetching changes nothing.
             let stage = try SyncStage(home: home)
-            let fetcher = try fetch(library, session: session, stage: stage, scratch: scratch)
+            let (fetcher, known) = try fetch(library, session: session, stage: stage, scratch: scratch)
             try options.afterFetch?()
             let applying = Date()
             var summary = try store.writeInSteps { db, step in
-                try self.run(library, stage: stage, fetcher: fetcher, db: db, step: step, started: started)
+                try self.run(library, stage: stage, fetcher: fetcher, known: known, db: db, step: step, started: started)
             }
             options.log?(String(format: "applied %d pages in %.2f s (the write lock taken in steps of about 150 ms)", stage.pages.count,
                                 Date().timeIntervalSince(applying)))
@@ -254,7 +254,9 @@ public final class SyncEngine {
 
     /// Reads every page of the catalog and the loans into `stage`, writing nothing: only reads of the store, which
     /// never wait for a writer.
-    private func fetch(_ given: Library, session: LibrarySession, stage: SyncStage, scratch: URL) throws -> FeedFetcher {
+    private func fetch(_ given: Library, session: LibrarySession, stage: SyncStage, scratch: URL) throws
+        -> (FeedFetcher, [String: KnownPage])
+    {
         // What the last sync learnt (the crawlable feed's URL) is read afresh, not taken from the caller's copy.
         let (library, known) = try store.read { db in
             let library = try Store.library(db, name: given.name)
@@ -277,7 +279,8 @@ public final class SyncEngine {
             let event = channel.take()
             stage.note(event)
             switch event {
-            case .finished: return fetcher
+            // Only this sync writes pages, and it holds the sync lock: what was read here is what the apply finds.
+            case .finished: return (fetcher, known)
             case .failed(let error): throw error
             default: continue
             }
@@ -291,7 +294,8 @@ public final class SyncEngine {
     /// library's record, the run's) is in the last step. A sync killed while applying keeps the pages it applied,
     /// each whole, and removes nothing; the next sync goes on from there.
     private func run(
-        _ given: Library, stage: SyncStage, fetcher: FeedFetcher, db: Database, step: () throws -> Void, started: Date
+        _ given: Library, stage: SyncStage, fetcher: FeedFetcher, known: [String: KnownPage], db: Database,
+        step: () throws -> Void, started: Date
     ) throws -> SyncSummary {
         let library = try Store.library(db, name: given.name)
         var run = SyncRunRecord(libraryID: library.id, startedAt: started.timeIntervalSince1970, status: .running)
@@ -299,7 +303,6 @@ public final class SyncEngine {
         let syncID = run.id!
         let applier = try EntryApplier(db: db, libraryID: library.id, syncID: syncID, now: started)
         var summary = SyncSummary(library: library.name)
-        let known = try Self.knownPages(db, libraryID: library.id)
         let bounds = fetcher.bounds
 
         let channel = FetchChannel(capacity: 2)

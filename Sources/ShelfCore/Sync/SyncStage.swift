@@ -59,8 +59,7 @@ final class SyncStage: @unchecked Sendable {
         return StagedDocument(file: file, baseURL: baseURL, contentType: contentType)
     }
 
-    /// Notes what the fetcher handed on; false for an event the stage has no use for (entries: the stage reads
-    /// them again from the documents).
+    /// Notes what the fetcher handed on; entries are not kept (the stage reads them again from the documents).
     func note(_ event: FetchEvent) {
         switch event {
         case .page(let kind, let url, let position, let etag, let lastModified, let staged?):

@@ -19,7 +19,6 @@ extension SyncFixture {
         settings.sync.http.stallTimeout = 30
         settings.noDownload = !download
         settings.attended = false
-        settings.sync.printsWarnings = false
         return try LibraryRefresh(store: store, home: test.home, settings: settings).run(try store.library(named: "demo"))
     }
 
