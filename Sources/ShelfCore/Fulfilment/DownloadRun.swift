@@ -68,13 +68,16 @@ public final class DownloadRun {
     /// Updated editions the patron may have; under `all`, the free titles of followed authors and series too. A title
     /// the patron (or the keep rule) archived is never wanted: the patron's word wins over every policy.
     public func wanted(_ policy: DownloadPolicy, now: Date = Date()) throws -> [EditionRef] {
+        try wanted(policy, now: now, archived: store.archivedIDs(in: library.id))
+    }
+
+    private func wanted(_ policy: DownloadPolicy, now: Date, archived: Set<String>) throws -> [EditionRef] {
         guard policy != .none else { return [] }
         let followed = policy == .all ? try store.read { db in
             Set(try String.fetchAll(db, sql: """
                 SELECT DISTINCT e.entry_id FROM follow_title t JOIN edition e ON e.id = t.edition_id WHERE e.library_id = ?
                 """, arguments: [library.id]))
         } : []
-        let archived = try store.archivedIDs(in: library.id)
         func wanted(_ edition: EditionSummary) -> Bool {
             guard edition.medium == "audiobook", edition.protection == nil, edition.state != .clearing,
                 !archived.contains(edition.id)
@@ -106,7 +109,7 @@ public final class DownloadRun {
         try queue.enqueue(edition, priority: priority)
         service.honourBackoff = false
         var budget = Budget(limit: nil, used: 0)
-        return try turn(edition, queue: queue, budget: &budget)
+        return try turn(edition, try store.summary(of: edition), queue: queue, budget: &budget)
     }
 
     /// Queues what `policy` wants and drains the queue in its order: `download --all` and the downloads at the end
@@ -118,9 +121,9 @@ public final class DownloadRun {
     ) throws -> [DownloadOutcome] {
         try LocalFiles(store: store, home: home).finishClearing(library)
         let queue = DownloadQueue(store: store, library: library)
-        for edition in try wanted(policy, now: now) { try queue.enqueue(edition) }
-        service.honourBackoff = true
         let archived = try store.archivedIDs(in: library.id)
+        for edition in try wanted(policy, now: now, archived: archived) { try queue.enqueue(edition) }
+        service.honourBackoff = true
         var budget = Budget(limit: library.maxBytes, used: try bytesOnDisk())
         var outcomes: [DownloadOutcome] = []
         for edition in try queue.editions() {
@@ -133,7 +136,7 @@ public final class DownloadRun {
             if let signal = stopSignal?() { throw DownloadError.interrupted(signal: signal) }
             let summary = try store.summary(of: edition)
             if let until = summary.availableUntil, summary.entitlement == .loan, until <= now { continue }
-            let outcome = try turn(edition, queue: queue, budget: &budget)
+            let outcome = try turn(edition, summary, queue: queue, budget: &budget)
             each(outcome)
             outcomes.append(outcome)
         }
@@ -146,8 +149,9 @@ public final class DownloadRun {
     }
 
     /// One title's download, settled in the queue and recorded as an event.
-    private func turn(_ edition: EditionRef, queue: DownloadQueue, budget: inout Budget) throws -> DownloadOutcome {
-        let summary = try store.summary(of: edition)
+    private func turn(
+        _ edition: EditionRef, _ summary: EditionSummary, queue: DownloadQueue, budget: inout Budget
+    ) throws -> DownloadOutcome {
         var overBudget = false
         var declined = false
         let used = budget.used

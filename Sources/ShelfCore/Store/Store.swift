@@ -89,13 +89,16 @@ public final class Store: Sendable {
     /// wait sleeps longer and longer, up to 100 ms a time, and so rarely looks during the short gaps a sync leaves
     /// between the steps of its apply: a patron's command waited seconds for a lock free a dozen times meanwhile.
     static func waitForWriteLock(_ timeout: TimeInterval) -> Database.BusyCallback {
-        let interval = 0.004
+        let interval = lockPollInterval
         return { tries in
             guard Double(tries) * interval < timeout else { return false }
             Thread.sleep(forTimeInterval: interval)
             return true
         }
     }
+
+    /// How often a waiting write looks for the lock (`waitForWriteLock`).
+    static let lockPollInterval: TimeInterval = 0.004
 
     private static func open(_ path: String, busyTimeout: TimeInterval, prepare: @escaping @Sendable (Database) throws -> Void)
         throws -> DatabaseQueue
@@ -168,8 +171,8 @@ public final class Store: Sendable {
                 do {
                     let result = try body(db) {
                         try db.commit()
-                        // A gap for a write that waits (looking again every 4 ms, `waitForWriteLock`) to come in.
-                        Thread.sleep(forTimeInterval: 0.012)
+                        // A gap for a write that waits (`waitForWriteLock`) to come in: three of its looks long.
+                        Thread.sleep(forTimeInterval: 3 * Self.lockPollInterval)
                         try db.beginTransaction(.immediate)
                     }
                     try db.commit()

@@ -93,7 +93,8 @@ final class FeedFetcher: Sendable {
     private let storedCrawlable: String?
     private let scratch: URL
     private let maxPages: Int
-    private let batchSize = 64
+    /// Entries handed to the writer at a time.
+    static let batchSize = 64
     let log: (@Sendable (String) -> Void)?
     private let session: LibrarySession?
     private let storedShelf: String?
@@ -268,11 +269,11 @@ final class FeedFetcher: Sendable {
         let read: (info: OPDSFeedInfo, count: Int)?
         do {
             if let staged {
-                read = try Self.read(staged, kind: kind, bounds: bounds, batchSize: batchSize, channel: nil)
+                read = try Self.read(staged, kind: kind, bounds: bounds, channel: nil)
             } else {
                 read = try Self.read(
                     StagedDocument(file: response.bodyFile, baseURL: base, contentType: contentType), body: response.body,
-                    kind: kind, bounds: bounds, batchSize: batchSize, channel: channel)
+                    kind: kind, bounds: bounds, channel: channel)
             }
         } catch let error as OPDSParseError {
             throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
@@ -286,14 +287,14 @@ final class FeedFetcher: Sendable {
     /// Parses one page, handing its entries to `channel` in batches (only counting them without one). Returns nil
     /// when the writer has gone away.
     static func read(
-        _ document: StagedDocument, body: Data = Data(), kind: FeedKind, bounds: CrawlBounds, batchSize: Int,
+        _ document: StagedDocument, body: Data = Data(), kind: FeedKind, bounds: CrawlBounds,
         channel: FetchChannel?
     ) throws -> (info: OPDSFeedInfo, count: Int)? {
         var parser = FeedDocument(baseURL: document.baseURL)
         // A crawl follows at most `bounds.feeds` feeds: more links than that are never needed, whatever the feed holds.
         parser.maxNavigation = kind == .loans ? 0 : bounds.feeds + 1
         var batch: [EntryRecord] = []
-        batch.reserveCapacity(channel == nil ? 0 : batchSize)
+        batch.reserveCapacity(channel == nil ? 0 : Self.batchSize)
         var count = 0
         struct WriterGone: Error {}
         let info: OPDSFeedInfo
@@ -302,7 +303,7 @@ final class FeedFetcher: Sendable {
                 count += 1
                 guard let channel else { return }
                 batch.append(EntryRecord(entry))
-                if batch.count == batchSize {
+                if batch.count == Self.batchSize {
                     guard channel.put(.entries(batch)) else { throw WriterGone() }
                     batch.removeAll(keepingCapacity: true)
                 }

@@ -86,7 +86,7 @@ final class SyncStage: @unchecked Sendable {
                         kind: kind, url: url, position: position, etag: etag, lastModified: lastModified, staged: nil))
                     else { return }
                     guard let (info, count) = try FeedFetcher.read(
-                        document, kind: kind, bounds: bounds, batchSize: 64, channel: channel)
+                        document, kind: kind, bounds: bounds, channel: channel)
                     else { return }
                     guard channel.put(.pageEnd(info, count: count, navigation: crawlLinks(info))) else { return }
                 }
