@@ -26,13 +26,13 @@ struct FNV1a64 {
     }
 }
 
-/// SplitMix64: a small deterministic generator so seeded mutations repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
+/// SplitMix64: a small deterministic generator so seeded mutations (and tests' generated inputs) repeat exactly.
+public struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
-    init(seed: UInt64) { state = seed }
+    public init(seed: UInt64) { state = seed }
 
-    mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         var z = state
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9

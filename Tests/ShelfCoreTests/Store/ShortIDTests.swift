@@ -1,3 +1,4 @@
+import DemoLibrary
 import Foundation
 import GRDB
 import Testing
@@ -136,18 +137,6 @@ import Testing
 
     /// The widened lengths' table answers as a dictionary does, through growth, long probe runs (hashes sharing their
     /// low bits), a hash of 0 and keys widened twice.
-    /// SplitMix64: the same seed, the same ids.
-    private struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [26, 27, 28]) func everyShownIDLeadsBackToItsOwnTitleAmongAdversarialIDs(seed: Int) throws {
         let test = TestHome()
         let store = try test.store()
@@ -162,7 +151,8 @@ import Testing
             "urn", "x", "y", "xx", "isbn", "uuid", "1", "01", "10", "9781488208676", "04377e87",
             "04377e87-aaaa-4c6b-9f0e-d0c5e1f00001", "04377e87-aaaa-4c6b-9f0e-d0c5e1f00002", "a b", "works", "?urn=1%2F2",
         ]
-        var random = Seeded(state: UInt64(seed))
+        // The same seed, the same ids.
+        var random = SplitMix64(seed: UInt64(seed))
         while ids.count < 300 {
             let count = Int.random(in: 1...4, using: &random)
             var id = segments.randomElement(using: &random)!
