@@ -59,9 +59,10 @@ extension Shelf {
                 let talk = !global.quiet && !output.json
                 let printer = DownloadPrinter(talk: talk, json: output.json)
                 var reports: [DownloadReport] = []
+                let named = try id.map { try global.resolve($0, store: store, library: library) }
                 do {
-                    if let id {
-                        let outcome = try run.named(global.resolve(id, store: store, library: library), priority: QueuePriority(rawValue: priority) ?? .normal)
+                    if let named {
+                        let outcome = try run.named(named, priority: QueuePriority(rawValue: priority) ?? .normal)
                         if case .failed(let failure) = outcome.result { throw failure }
                         if case .busy(let failure) = outcome.result { throw failure }
                         bar.finish()
@@ -79,7 +80,7 @@ extension Shelf {
                 } catch DownloadError.interrupted(let signal) {
                     bar.finish()
                     // The queue keeps the title as it was, to resume next time.
-                    let title = try? id.map { try store.summary(of: store.resolveEdition($0, in: library)) }
+                    let title = try? named.map { try store.summary(of: $0) }
                     let name = title.map { "\($0.title) is back to \($0.state.label)" } ?? "the title is back where it was"
                     Output.error("shelf: download interrupted; \(name), with the parts received so far kept for `shelf download` to resume")
                     throw ExitCode(128 + signal)
