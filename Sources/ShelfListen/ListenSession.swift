@@ -291,7 +291,10 @@ final class ListenSession {
             let lengths = Timeline.measure(machine.timeline.unmeasured(in: fresh))
             return send(.partsArrived(fresh, lengths: lengths, complete: fresh.isComplete))
         case .fetchFirst(let parts): shared.priority.prefer(parts)
-        case .line(let text): Output.line(text)
+        case .line(let text):
+            // A line tells of a moment in the listening: out at once, also into a pipe or a log.
+            Output.line(text)
+            fflush(nil)
         case .errorLine(let text): Output.error(text)
         case .redraw: redrawWanted = true
         case .stopPlayer: player.stop()

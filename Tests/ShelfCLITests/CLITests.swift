@@ -83,6 +83,36 @@ struct ShelfRunner: Sendable {
     func cleanUp() { try? FileManager.default.removeItem(at: home) }
 }
 
+extension CLIFixture {
+    /// Runs `shelf args` with the library holding every request for `path` at its door until the command prints
+    /// `marker`: the command is seen waiting for what cannot have come yet, however busy the machine. (What it
+    /// printed before the marker is in the result like the rest.)
+    func run(_ arguments: [String], environment: [String: String] = [:], holding path: String, until marker: String)
+        async throws -> ShelfRunner.Result
+    {
+        await server.state.closeGate(for: path)
+        let (process, out, err) = try shelf.start(arguments, environment: environment)
+        let before = try await offloaded {
+            var bytes = Data()
+            while !String(decoding: bytes, as: UTF8.self).contains(marker) {
+                let data = out.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                bytes += data
+            }
+            return bytes
+        }
+        await server.state.openGate()
+        return try await offloaded {
+            let rest = out.fileHandleForReading.readDataToEndOfFile()
+            let errors = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return ShelfRunner.Result(
+                status: process.terminationStatus, stdout: String(decoding: before + rest, as: UTF8.self),
+                stderr: String(decoding: errors, as: UTF8.self))
+        }
+    }
+}
+
 /// A demo library and a runner whose default library points at it.
 final class CLIFixture: @unchecked Sendable {
     let server: DemoLibraryServer

@@ -371,10 +371,12 @@ import Testing
 
     @Test func aTitleStillDownloadingPlaysAsItsPartsArrive() async throws {
         let fixture = try await ready(download: false)
-        // Slow parts: about a second each.
+        // Slow parts, about a second each; the first held until the player says it waits for it.
         await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 12_000), for: Self.sherlock)
         let (_, environment) = disk(fixture)
-        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui"], environment: environment)
+        let result = try await fixture.run(
+            ["listen", "7d3c0002", "--no-ui"], environment: environment,
+            holding: await fixture.server.state.partPath(Self.sherlock, 1), until: "Buffering: waiting for part 1")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Buffering: waiting for part 1"), "\(result.stdout)")
         #expect(result.stdout.contains("Finished The Adventures of Sherlock Holmes."), "\(result.stdout)")

@@ -185,7 +185,7 @@ extension DemoState {
     // MARK: Parts
 
     /// `/audio/<id>/<n>.mp3`: stable across manifests, so a client can match parts by path.
-    func partPath(_ id: String, _ number: Int) -> String {
+    public func partPath(_ id: String, _ number: Int) -> String {
         "/audio/\(percentEncoded(id))/\(number).mp3"
     }
 
