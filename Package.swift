@@ -45,6 +45,8 @@ let package = Package(
         .target(name: "CTransferLoader"),
         // glibc's allocator knobs (malloc.h), which the Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
+        // SQLite's session extension (in Debian's libsqlite3; sqlite3.h hides it): the sync's undo journal.
+        .systemLibrary(name: "CSQLiteSession"),
         .target(
             name: "ShelfCore",
             dependencies: [
@@ -54,6 +56,7 @@ let package = Package(
                 "CCrypto",
                 "CTransferLoader",
                 "CMalloc",
+                "CSQLiteSession",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

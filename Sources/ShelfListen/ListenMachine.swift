@@ -56,7 +56,7 @@ struct ListenMachine {
     /// How the session ended, once it has.
     private(set) var outcome: ListenOutcome?
     /// The bookmarks screen and the positions pulled while playing (`ListenMachine+Bookmarks.swift`).
-    internal(set) var sync = ListenSync()
+    var sync = ListenSync()
 
     /// The time of the latest event.
     var now: Date { player.now }

@@ -9,8 +9,9 @@ enum Help {
         changes and the error names the page. Then they are applied in short steps (about 150 ms each, a page \
         with its titles in one), so your other commands (borrow, return, archive, library set, mark, the \
         player) never wait for a slow library; what you borrowed or returned after the sync read your loans \
-        stands over that older feed. Removing titles and ending loans not seen is the last step: a sync killed \
-        while applying keeps what it applied and removes nothing, and the next sync goes on. Safe under cron: two syncs never run at once; the second waits \
+        stands over that older feed. Removing titles and ending loans not seen is the last step, and only its \
+        commit makes the sync's changes stand: a sync that fails while applying undoes its steps at once, and one \
+        killed is undone by the next sync before it begins (what you did in between stays). Safe under cron: two syncs never run at once; the second waits \
         --wait seconds, then exits with status 75. With --quiet nothing is printed on success; \
         otherwise one summary line per library ("12 new, 3 updated, 1 removed").
 

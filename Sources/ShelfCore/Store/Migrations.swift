@@ -448,6 +448,19 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("v19-step-undo") { db in
+            try db.execute(sql: """
+                -- What a run writing in steps (a sync applying what it fetched) has to undo if it never finishes:
+                -- each step's changes, inverted (an SQLite session changeset), written in the step's transaction.
+                -- The run's last step deletes them in its own: a run killed before leaves them for the next to undo.
+                CREATE TABLE step_undo (
+                    journal TEXT NOT NULL,
+                    step INTEGER NOT NULL,
+                    changes BLOB NOT NULL,
+                    PRIMARY KEY (journal, step)
+                );
+                """)
+        }
         return migrator
     }
 }

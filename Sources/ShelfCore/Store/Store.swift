@@ -163,22 +163,34 @@ public final class Store: Sendable {
 
     /// Writes in a series of short transactions: `body` calls `step` where what it wrote so far may be committed and
     /// the write lock let go, so another process's write can come in between. A failure rolls back the step under
-    /// way; the steps before it stay.
-    public func writeInSteps<T>(_ body: (Database, _ step: () throws -> Void) throws -> T) throws -> T {
+    /// way; the steps before it stay, unless a `journal` is named: then what each step changed is recorded (its
+    /// undo, in its own transaction), a failure undoes every step before it, and a process killed midway leaves
+    /// the journal for `undoUnfinished(_:)`. The last transaction, which forgets the journal, is the commit.
+    public func writeInSteps<T>(journal name: String? = nil, _ body: (Database, _ step: () throws -> Void) throws -> T)
+        throws -> T
+    {
         do {
             return try queue.writeWithoutTransaction { db in
-                try db.beginTransaction(.immediate)
+                var journal = name.map(StepJournal.init(name:))
                 do {
+                    try db.beginTransaction(.immediate)
+                    try journal?.begin(db)
                     let result = try body(db) {
+                        try journal?.end(db)
                         try db.commit()
                         // A gap for a write that waits (`waitForWriteLock`) to come in: three of its looks long.
                         Thread.sleep(forTimeInterval: 3 * Self.lockPollInterval)
                         try db.beginTransaction(.immediate)
+                        try journal?.begin(db)
                     }
+                    journal?.discard()
+                    try journal?.finish(db)
                     try db.commit()
                     return result
                 } catch {
+                    journal?.discard()
                     if db.isInsideTransaction { try? db.rollback() }
+                    if let name { _ = try? StepJournal.undo(db, journal: name, listenedTo: self.listenedTo) }
                     throw error
                 }
             }

@@ -45,7 +45,12 @@ final class FetchChannel: Sendable {
     private let free: DispatchSemaphore
     private let waiting = DispatchSemaphore(value: 0)
 
-    init(capacity: Int) { free = DispatchSemaphore(value: capacity) }
+    init(capacity: Int) {
+        // Made at 0 and raised to the capacity: libdispatch traps when a semaphore is freed below the value it was
+        // made with, which a channel given up with events never taken (a failure while applying) would be.
+        free = DispatchSemaphore(value: 0)
+        for _ in 0..<capacity { free.signal() }
+    }
 
     /// Waits for room; false when the reader has gone away.
     func put(_ event: FetchEvent) -> Bool {

@@ -142,6 +142,11 @@ public struct SyncOptions: Sendable {
     /// Called once every page was read and kept, before the catalog's write lock is taken to apply them: where a
     /// test puts what the patron does while a sync runs.
     package var afterFetch: (@Sendable () throws -> Void)?
+    /// Called after each step of applying was committed, with its number (from 1): where a test sees what a sync
+    /// killed at that point leaves on disk.
+    package var afterStep: (@Sendable (Int) throws -> Void)?
+    /// How long one step of applying holds the write lock, about (a test makes every page a step).
+    package var stepLength = SyncEngine.stepLength
     /// The caller prints the summary's warnings (a terminal, not `--quiet`): a guard's first event is told already.
     public var printsWarnings = true
 
@@ -182,17 +187,22 @@ public final class SyncEngine {
         let scratch = home.temporary.appendingPathComponent("page-\(getpid()).xml")
         defer { try? FileManager.default.removeItem(at: scratch) }
         do {
-            // An interrupted removal from an earlier run is finished first.
+            // What a sync killed while applying wrote is undone first, and an interrupted removal finished.
+            let undone = try store.undoUnfinished(Self.journal)
+            if undone != StepJournal.Undone() {
+                options.log?("undid \(undone.steps) steps of a sync killed while applying (kept \(undone.kept) the patron acted on)")
+            }
             try LocalFiles(store: store, home: home).finishClearing(library)
             let session = try LibrarySession(
                 library: library, credentialStore: CredentialStore(home: home), configuration: options.http)
             // Every page is read and kept on disk before the catalog's write lock is taken: the patron's commands
-            // never wait for the network, and a sync that fails or is killed while fetching changes nothing.
+            // never wait for the network, and a sync that fails or is killed while fetching changes nothing. The
+            // apply's steps are journaled: one that fails is undone at once, one killed by the next sync.
             let stage = try SyncStage(home: home)
             let (fetcher, known) = try fetch(library, session: session, stage: stage, scratch: scratch)
             try options.afterFetch?()
             let applying = Date()
-            var summary = try store.writeInSteps { db, step in
+            var summary = try store.writeInSteps(journal: Self.journal) { db, step in
                 try self.run(library, stage: stage, fetcher: fetcher, known: known, db: db, step: step, started: started)
             }
             options.log?(String(format: "applied %d pages in %.2f s (the write lock taken in steps of about 150 ms)", stage.pages.count,
@@ -291,8 +301,8 @@ public final class SyncEngine {
     /// overlap. The writes are committed in steps of about `stepLength`, each ending after a page (a page and its
     /// entries are always committed together), so the patron's commands never wait long for the write lock. What
     /// only the whole sync may decide (removing titles and ending loans not seen, the guards, forgetting pages, the
-    /// library's record, the run's) is in the last step. A sync killed while applying keeps the pages it applied,
-    /// each whole, and removes nothing; the next sync goes on from there.
+    /// library's record, the run's) is in the last step, whose commit is the sync's: until then the journal holds
+    /// what undoes the steps before it (undone at once when the sync fails, by the next one when it was killed).
     private func run(
         _ given: Library, stage: SyncStage, fetcher: FeedFetcher, known: [String: KnownPage], db: Database,
         step: () throws -> Void, started: Date
@@ -338,10 +348,13 @@ public final class SyncEngine {
         var rootValidators: (etag: String?, lastModified: String?)?
         var stepStarted = ContinuousClock.now
         var longestStep = Duration.zero
+        var steps = 0
         func stepIfDue() throws {
             let length = ContinuousClock.now - stepStarted
-            guard length > Self.stepLength else { return }
+            guard length >= options.stepLength else { return }
             try step()
+            steps += 1
+            try options.afterStep?(steps)
             longestStep = max(longestStep, length)
             stepStarted = ContinuousClock.now
         }
@@ -477,6 +490,9 @@ public final class SyncEngine {
         try run.update(db)
         return summary
     }
+
+    /// The undo journal of the apply's steps (one sync runs at a time: the sync lock).
+    static let journal = "sync"
 
     /// How long one step of applying holds the write lock, about: a patron's command waits at most this long.
     static let stepLength = Duration.milliseconds(150)

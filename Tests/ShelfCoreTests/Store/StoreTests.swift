@@ -19,7 +19,7 @@ import Testing
                               "v9-edition-duration-and-series",
                               "v10-titles-found-by-browse-and-search", "v11-crawl-bounds", "v12-failure-backoff",
                               "v13-notices", "v14-follows-and-download-policy", "v15-edition-status-index",
-                              "v16-list-covering-index", "v17-archived-by", "v18-sync-guards"])
+                              "v16-list-covering-index", "v17-archived-by", "v18-sync-guards", "v19-step-undo"])
         // The listening state has a database of its own, as private and in WAL too.
         let positionsMode = try store.readPositions { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(positionsMode == "wal")
@@ -29,6 +29,21 @@ import Testing
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
         #expect(positionsMigrations == ["p1-listening-state", "p2-bookmark-sync"])
+    }
+
+    /// The sync's undo journal (an SQLite session) records only tables with a primary key: a table without one
+    /// would keep what a killed sync wrote to it.
+    @Test func everyTableOfTheCatalogHasAPrimaryKey() throws {
+        let store = try TestHome().store()
+        let without = try store.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
+                    AND NOT EXISTS (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.pk > 0)
+                """)
+        }
+        #expect(without == [])
+        let tables = try store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table'") }
+        #expect(tables ?? 0 > 10)
     }
 
     @Test func readingAStoreWritesNeitherDatabase() throws {
