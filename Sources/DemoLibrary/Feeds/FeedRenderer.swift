@@ -7,7 +7,7 @@ struct FeedRenderer: Sendable {
     let libraryName: String
     /// The work fulfilled as `application/audiobook+zip` instead of a manifest.
     var packagedAudiobookID: String?
-    /// Loans are fulfilled through an ODL templated link (`odl:tlink`, `…/fulfill{?id,patron_id,client_id}`), as an
+    /// Loans are fulfilled through an ODL templated link (`odl:tlink`, `…/fulfill{?id,checkout_id,patron_id,client_id}`), as an
     /// ODL distributor's feed has them.
     var templatedFulfilment = false
 
@@ -246,7 +246,7 @@ struct FeedRenderer: Sendable {
             out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
             out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
         case .loan(let loan):
-            let href = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill" + (templatedFulfilment ? "{?id,patron_id,client_id}" : "")
+            let href = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill" + (templatedFulfilment ? "{?id,checkout_id,patron_id,client_id}" : "")
             let element = templatedFulfilment ? "odl:tlink" : "link"
             out += "    <\(element) href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition\""
                 + " type=\"\(pool.openAccess ? contentType : drmType)\">\n"

@@ -125,7 +125,7 @@ public actor DemoState {
         cache.removeAll()
     }
 
-    /// Fulfils loans through an ODL templated link (`odl:tlink href="…/fulfill{?id,patron_id,client_id}"`) instead
+    /// Fulfils loans through an ODL templated link (`odl:tlink href="…/fulfill{?id,checkout_id,patron_id,client_id}"`) instead
     /// of a plain one; pages rendered before are dropped.
     public func setTemplatedFulfilment(_ on: Bool) {
         renderer.templatedFulfilment = on

@@ -263,11 +263,12 @@ public final class FulfilmentService {
         return total
     }
 
-    /// What an ODL templated link is expanded with: the title's id, an opaque id of the patron at this library (a
-    /// SHA-256 of the library's URL and the user name: the card number is never sent), this computer's id as the
+    /// What an ODL templated link is expanded with: the three ODL 1.0 requires of a checkout link (§5.2: `id`, the
+    /// title's; `checkout_id`, new for each request; `patron_id`, an opaque id of the patron at this library, a
+    /// SHA-256 of the library's URL and the user name, so the card number is never sent), this computer's id as the
     /// client's, and the loan's end. Variables not known are left out (RFC 6570).
     private func templateValues(_ summary: EditionSummary) -> [String: String] {
-        var values = ["id": summary.id]
+        var values = ["id": summary.id, "checkout_id": UUID().uuidString.lowercased()]
         if let username = session.username, var digest = try? SHA256(),
             (try? digest.update(Data("\(library.url)\n\(username)".utf8))) != nil, let hex = try? digest.finish()
         {

@@ -42,6 +42,8 @@ import Testing
             let targets = await fixture.state.stats.requests.keys.filter { $0.contains("/fulfill") }
             let expanded = try #require(targets.first { $0.contains("/fulfill?id=urn%3Auuid%3A7d3c0002") }, "\(targets)")
             #expect(expanded.contains("&patron_id=") && expanded.contains("&client_id="), "\(expanded)")
+            // ODL 1.0 requires a checkout id: a UUID of this request's own.
+            #expect(expanded.range(of: "&checkout_id=[0-9a-f-]{36}&", options: .regularExpression) != nil, "\(expanded)")
             // The card number is never in the link: the patron's id is a digest of it.
             #expect(!expanded.contains("demo") && !targets.contains { $0.contains("%7B") || $0.contains("{") }, "\(targets)")
         }
