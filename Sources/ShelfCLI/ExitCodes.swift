@@ -125,9 +125,6 @@ private func reported(_ error: any Error) -> any Error {
     case let failure as ShelfFailure:
         FailureReport.report(failure.description, exit: failure.exitCode.rawValue)
         return ArgumentParser.ExitCode(failure.exitCode.rawValue)
-    case let error as Lifecycle.InvalidTransition:
-        FailureReport.report(error.description, exit: ShelfExit.usage.rawValue)
-        return ArgumentParser.ExitCode(ShelfExit.usage.rawValue)
     case let failure as ReportedFailure:
         if FailureReport.jsonRequested() {
             FailureReport.printObject(failure.message, exit: failure.exit.rawValue, partial: failure.partial)

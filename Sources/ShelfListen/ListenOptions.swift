@@ -58,7 +58,7 @@ enum SleepTimer: Equatable {
 /// Why `shelf listen` cannot play a title.
 enum ListenError: ShelfFailure {
     case notAudiobook(title: String)
-    case notDownloaded(title: String, reason: String)
+    case notDownloaded(title: String, id: String, reason: String)
     case playback(PlaybackError)
     case alreadyPlaying(pid: Int32?)
 
@@ -77,8 +77,8 @@ enum ListenError: ShelfFailure {
     var description: String {
         switch self {
         case .notAudiobook(let title): "\(title) is not an audiobook; shelf only plays audiobooks"
-        case .notDownloaded(let title, let reason):
-            "\(title) is not downloaded and cannot be fetched now (\(reason)); connect and run `shelf download`"
+        case .notDownloaded(let title, let id, let reason):
+            "\(title) is not downloaded and cannot be fetched now (\(reason)); connect and run `shelf download \(id)`"
         case .playback(let error): error.description
         case .alreadyPlaying(let pid):
             "this title is already playing in another shelf listen" + (pid.map { " (pid \($0))" } ?? "") + "; quit that one first"

@@ -78,10 +78,10 @@ final class ListenSession {
         let started = clock()
         while book.parts.isEmpty {
             if case .success(let failure?)? = download?.result {
-                throw ListenError.notDownloaded(title: summary.title, reason: failure)
+                throw ListenError.notDownloaded(title: summary.title, id: summary.shortID, reason: failure)
             }
             guard clock().timeIntervalSince(started) < 60 else {
-                throw ListenError.notDownloaded(title: summary.title, reason: "the library did not send its parts in time")
+                throw ListenError.notDownloaded(title: summary.title, id: summary.shortID, reason: "the library did not send its parts in time")
             }
             usleep(100_000)
             book = try records.audiobook()

@@ -242,6 +242,13 @@ extension CLIFixture {
         #expect(text.contains("open-access  \(fixture.url.absoluteString)"))
         #expect(text.contains("first seen"))
 
+        // The history of a download says what happened in words, never an event's Swift name.
+        let downloaded = try await fixture.shelf.run(["download", "7d3c0001"])
+        #expect(downloaded.status == 0, "\(downloaded.stderr)")
+        let history = try await fixture.shelf.run(["show", "7d3c0001"]).stdout
+        #expect(history.contains("New → Authorising (download asked for)"), "\(history)")
+        #expect(history.range(of: "\\([a-z]+[A-Z][a-z]+\\)", options: .regularExpression) == nil, "\(history)")
+
         let json = try await fixture.shelf.run(["show", "7d3c0001", "--json"])
         let detail = try JSONDecoder.iso.decode(EditionDetail.self, from: Data(json.stdout.utf8))
         #expect(detail.summary.id == "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001")

@@ -211,7 +211,7 @@ import Testing
         let limit = try await fixture.shelf.run(["borrow", "7d3c0010"])
         #expect(limit.status == ShelfExit.loanLimit.rawValue)
         // Said once: the library's title and its advice are not repeated.
-        #expect(limit.stderr == "shelf: loan limit reached: you have reached your loan limit of 3; return something first (`shelf loans`)\n",
+        #expect(limit.stderr == "shelf: loan limit reached: you have reached your loan limit of 3; return one with `shelf return ID` first (`shelf loans` lists them)\n",
                 "\(limit.stderr)")
 
         let holdLimit = try await fixture.shelf.run(["reserve", "7d3c0008"])

@@ -139,7 +139,7 @@ import Testing
         let archive = try await fixture.shelf.run(["archive", "7d3c0002"])
         #expect(archive.status == ShelfExit.notAllowed.rawValue)
         #expect(archive.stderr == "shelf: cannot archive The Adventures of Sherlock Holmes: it has no downloaded files on this "
-                + "computer (`shelf download` fetches them)\n")
+                + "computer (`shelf download 7d3c0002` fetches them)\n")
         await fixture.finish()
     }
 
@@ -172,6 +172,13 @@ import Testing
         #expect(lines.last?.hasPrefix("Downloaded Jane Eyre") == true)
         #expect(try await fixture.shelf.run(["queue"]).stdout == "The download queue is empty.\n")
         #expect(try await fixture.shelf.run(["download", "--all"]).stdout == "Nothing to download.\n")
+        // A title not in the queue cannot be moved in it, and the advice leads to its download.
+        let notQueued = try await fixture.shelf.run(["queue", "move", "7d3c0002", "--top"])
+        #expect(notQueued.status == ShelfExit.notAllowed.rawValue)
+        #expect(notQueued.stderr == "shelf: The Adventures of Sherlock Holmes is not in the download queue (`shelf queue "
+                + "show` lists it; `shelf download 7d3c0002` downloads it)\n")
+        let removed = try await fixture.shelf.run(["queue", "remove", "7d3c0002"])
+        #expect(removed.stdout == "The Adventures of Sherlock Holmes was not in the download queue.\n", "\(removed.stderr)")
         await fixture.finish()
     }
 

@@ -233,7 +233,7 @@ import Testing
 
     static func partOutcome(_ fault: Fault) -> Outcome {
         let part = "The Adventures of Sherlock Holmes, part 2"
-        let again = "run `shelf download` again to resume"
+        let again = "run `shelf download 7d3c0002` again to resume"
         return switch fault {
         case .serverError: .fails(.serverError, [part, "gave up after 6 attempts", "answered 500", again])
         case .rateLimited, .slowDrip, .expiredToken, .wrongType: .getsThrough

@@ -394,7 +394,7 @@ import Testing
         let lines = result.stderr.split(separator: "\n").filter { $0.hasPrefix("shelf:") }
         #expect(lines.count == 1, "\(result.stderr)")
         #expect(lines.first?.hasPrefix("shelf: The Adventures of Sherlock Holmes is not downloaded and cannot be fetched now (") == true)
-        #expect(lines.first?.hasSuffix("connect and run `shelf download`") == true, "\(result.stderr)")
+        #expect(lines.first?.hasSuffix("connect and run `shelf download 7d3c0002`") == true, "\(result.stderr)")
         fixture.shelf.cleanUp()
     }
 

@@ -82,7 +82,8 @@ extension Shelf {
                     // The queue keeps the title as it was, to resume next time.
                     let title = try? named.map { try store.summary(of: $0) }
                     let name = title.map { "\($0.title) is back to \($0.state.label)" } ?? "the title is back where it was"
-                    Output.error("shelf: download interrupted; \(name), with the parts received so far kept for `shelf download` to resume")
+                    let again = title.map { "shelf download \($0.shortID)" } ?? "shelf download --all"
+                    Output.error("shelf: download interrupted; \(name), with the parts received so far kept for `\(again)` to resume")
                     throw ExitCode(128 + signal)
                 }
                 if let failure = printer.firstFailure {

@@ -79,8 +79,11 @@ extension Shelf.Queue {
         func run() throws {
             try withFailureHandling {
                 let (store, library, edition) = try global.openEdition(id)
-                try DownloadQueue(store: store, library: library).remove(edition)
-                if !global.quiet { Output.line("Removed from the download queue.") }
+                let removed = try DownloadQueue(store: store, library: library).remove(edition)
+                if !global.quiet {
+                    Output.line(removed ? "Removed from the download queue."
+                        : "\(try store.summary(of: edition).title) was not in the download queue.")
+                }
             }
         }
     }

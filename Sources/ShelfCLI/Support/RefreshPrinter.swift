@@ -54,7 +54,7 @@ final class DownloadPrinter {
             firstFailure = firstFailure ?? (failure.exitCode, failure.description)
         }
         for failure in outcome.report?.failures ?? [] {
-            Output.error("shelf: \(outcome.title), \(failure); run `shelf download` again to resume")
+            Output.error("shelf: \(outcome.title), \(failure); run `shelf download \(outcome.shortID)` again to resume")
         }
     }
 }

@@ -25,8 +25,8 @@ struct SiblingProgram: Sendable {
         let looked: [String]
         var exitCode: ShelfExit { .internalError }
         var description: String {
-            "\(program.role), \(program.name), is not installed beside shelf (looked in \(looked.joined(separator: ", "))); "
-                + "install it with shelf"
+            "\(program.role), \(program.name), is missing or cannot be started beside shelf (looked in "
+                + "\(looked.joined(separator: ", "))); install it with shelf (Scripts/install)"
         }
     }
 

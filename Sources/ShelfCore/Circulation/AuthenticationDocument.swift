@@ -134,8 +134,14 @@ public struct ProblemDocument: Sendable, Equatable {
     public var isRecoverableAuth: Bool { type?.contains("/auth/recoverable/") == true }
 
     /// The server's own words, for a message.
+    /// `detail` on one line (nil when empty).
+    public var detailLine: String? {
+        detail.map { $0.split(whereSeparator: \.isWhitespace).joined(separator: " ") }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
     public var text: String {
-        let words = [title, detail].compactMap { $0?.trimmingCharacters(in: .whitespacesAndNewlines) }
+        // One line, whatever the server sent: runs of white space (new lines included) become one space.
+        let words = [title, detail].compactMap { $0?.split(whereSeparator: \.isWhitespace).joined(separator: " ") }
             .filter { !$0.isEmpty }
         // An empty type (`{"type": ""}`) is no more a message than no type.
         return words.isEmpty ? (type.flatMap { $0.isEmpty ? nil : $0 } ?? "no detail") : words.joined(separator: ": ")

@@ -3,6 +3,9 @@ import Foundation
 /// Why signing in, borrowing, reserving or returning did not work.
 public enum CirculationError: ShelfFailure, Equatable {
     case notSignedIn(library: String)
+    /// The library answered 401 to a request that carried the patron's sign-in (kept: one refusal may be the
+    /// server's, not the credentials').
+    case signInRefused(library: String)
     case credentialsRejected(library: String)
     case loginRejected(library: String)
     /// The library answers 401 with a challenge (HTTP Basic or Digest, or its authentication document) and
@@ -34,7 +37,7 @@ public enum CirculationError: ShelfFailure, Equatable {
 
     public var exitCode: ShelfExit {
         switch self {
-        case .notSignedIn, .credentialsRejected, .loginRejected, .passwordRefused, .passwordRejected,
+        case .notSignedIn, .signInRefused, .credentialsRejected, .loginRejected, .passwordRefused, .passwordRejected,
             .credentialsForAnotherURL: .notPermitted
         case .signInNeeded: .needsSignIn
         case .unsupportedAuth: .unsupportedAuth
@@ -54,6 +57,8 @@ public enum CirculationError: ShelfFailure, Equatable {
     public var description: String {
         switch self {
         case .notSignedIn(let library): "not signed in to \(library): run `shelf login --library \(library)` first"
+        case .signInRefused(let library):
+            "\(library) refused your sign-in (401) although shelf sent it; run `shelf login \(library)` again"
         case .credentialsRejected(let library):
             "\(library) no longer accepts the stored card and PIN; they were erased: run `shelf login --library \(library)`"
         case .loginRejected(let library): "\(library) did not accept that card number and PIN; nothing was stored"
@@ -73,11 +78,16 @@ public enum CirculationError: ShelfFailure, Equatable {
             "no terminal to ask for the \(what): use --password-stdin (the user name from SHELF_USERNAME, or as its first line)"
         case .loanLimit(let text):
             "loan limit reached: " + CirculationError.withoutAdvice(text, "return something first")
-                + "; return something first (`shelf loans`)"
-        case .holdLimit(let text): "hold limit reached: \(text); cancel a hold first (`shelf holds`)"
+                + "; return one with `shelf return ID` first (`shelf loans` lists them)"
+        case .holdLimit(let text):
+            "hold limit reached: " + CirculationError.withoutAdvice(text, "cancel a hold first")
+                + "; cancel one with `shelf return ID` first (`shelf holds` lists them)"
         case .alreadyHave(let text): "already yours: \(text); run `shelf sync` to see it"
         case .serverNotFound(let text): "the library does not know this title or loan: \(text); run `shelf sync`"
-        case .refused(let status, let reason): "the library refused (\(status)): \(reason); try again later"
+        case .refused(let status, let reason) where status >= 500 || status == 429:
+            "the library refused (\(status)): \(reason); try again later"
+        case .refused(let status, let reason):
+            "the library refused (\(status)): \(reason); run `shelf sync`, then see the title with `shelf show ID`"
         case .notAnEntry(let url, let reason):
             "the library's answer from \(Redaction.url(url)) is not an OPDS entry (\(reason)); run `shelf sync` to see what happened"
         case .cannotBorrow(let title, let reason): "cannot borrow \(title): \(reason)"
@@ -95,6 +105,11 @@ public enum CirculationError: ShelfFailure, Equatable {
 }
 
 extension CirculationError {
+    /// A 401 from the library: not signed in, or a sign-in it refused.
+    static func unauthorised(_ library: String, signedIn: Bool) -> CirculationError {
+        signedIn ? .signInRefused(library: library) : .notSignedIn(library: library)
+    }
+
     /// A library's message without the advice shelf adds itself (and without a closing full stop), so the advice is
     /// said once: "you have reached your loan limit of 3; return something first." → "you have reached your loan
     /// limit of 3".

@@ -73,7 +73,7 @@ public final class CirculationService {
             }
             throw CirculationError.cannotReserve(title: summary.title, reason: reason)
         }
-        return try acquire(detail)
+        return try acquire(detail, reserving: true)
     }
 
     private func whyNotBorrow(_ summary: EditionSummary) -> String {
@@ -92,12 +92,14 @@ public final class CirculationService {
     }
 
     /// Follows the entry's borrow link (which places a hold when no copy is free) and records the answer.
-    private func acquire(_ detail: EditionDetail) throws -> CirculationOutcome {
+    private func acquire(_ detail: EditionDetail, reserving: Bool = false) throws -> CirculationOutcome {
         guard session.isSignedIn else { throw CirculationError.notSignedIn(library: library.name) }
         guard let href = detail.acquisitions.first(where: { $0.kind == AcquisitionKind.borrow.rawValue })?.href,
             let url = URL(string: href)
         else {
-            throw CirculationError.cannotBorrow(title: detail.summary.title, reason: "the library offers no borrow link")
+            throw reserving
+                ? CirculationError.cannotReserve(title: detail.summary.title, reason: "the library offers no link to place a hold")
+                : CirculationError.cannotBorrow(title: detail.summary.title, reason: "the library offers no borrow link")
         }
         let response = try call(url)
         let entry = try entry(from: response, url: url)
@@ -196,12 +198,12 @@ public final class CirculationService {
         let text = problem?.text ?? HTTPStatus.reason(response.status)
         switch problem?.type {
         // The library's own words once: its title ("Loan limit reached.") says what the message already begins with.
-        case ProblemDocument.loanLimit?: throw CirculationError.loanLimit(problem?.detail ?? text)
-        case ProblemDocument.holdLimit?: throw CirculationError.holdLimit(text)
+        case ProblemDocument.loanLimit?: throw CirculationError.loanLimit(problem?.detailLine ?? text)
+        case ProblemDocument.holdLimit?: throw CirculationError.holdLimit(problem?.detailLine ?? text)
         case ProblemDocument.loanExists?, ProblemDocument.holdExists?: throw CirculationError.alreadyHave(text)
         case ProblemDocument.notFound?, ProblemDocument.noActiveLoan?: throw CirculationError.serverNotFound(text)
         default:
-            if response.status == 401 { throw CirculationError.notSignedIn(library: library.name) }
+            if response.status == 401 { throw CirculationError.unauthorised(library.name, signedIn: session.isSignedIn) }
             if response.status == 404 { throw CirculationError.serverNotFound(text) }
             throw CirculationError.refused(status: response.status, reason: text)
         }

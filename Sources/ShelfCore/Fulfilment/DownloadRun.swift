@@ -22,6 +22,8 @@ public struct DownloadOutcome: Sendable {
 
     public var edition: EditionRef
     public var title: String
+    /// The id the patron names the title by (`shelf download ID`).
+    public var shortID: String
     public var result: Result
     /// The download's report (none when it failed before one was made).
     public var report: DownloadReport?
@@ -173,7 +175,7 @@ public final class DownloadRun {
         if case .failure(let error as DownloadError) = attempt, case .interrupted = error { throw error }
         // Another shelf downloading it now records its own outcome: this run leaves it alone, with no event.
         if case .failure(let error as FulfilmentError) = attempt, case .busy = error {
-            return DownloadOutcome(edition: edition, title: summary.title, result: .busy(error), report: nil,
+            return DownloadOutcome(edition: edition, title: summary.title, shortID: summary.shortID, result: .busy(error), report: nil,
                                    line: "\(summary.title): \(error.description)")
         }
         if overBudget { try queue.remove(edition) } else { try? queue.settle(edition, after: attempt) }
@@ -181,15 +183,16 @@ public final class DownloadRun {
         switch attempt {
         case .success(let report) where report.isBackingOff:
             // Told when it failed, not again every run.
-            return DownloadOutcome(edition: edition, title: summary.title, result: .backingOff, report: report,
+            return DownloadOutcome(edition: edition, title: summary.title, shortID: summary.shortID, result: .backingOff, report: report,
                                    line: report.message)
         case .success(let report) where overBudget:
             let line = "\(summary.title): not downloaded: it would take \(library.name)'s downloads past the "
-                + "\(FulfilmentService.megabytes(library.maxBytes ?? 0)) budget (shelf library set \(library.name) --max-size)"
+                + "\(FulfilmentService.megabytes(library.maxBytes ?? 0)) budget (raise it with `shelf library set \(library.name) --max-size SIZE`, "
+                + "or download it by name: `shelf download \(summary.shortID)`)"
             try record(.downloadFailed, edition, key: "budget:\(summary.id)", line)
-            return DownloadOutcome(edition: edition, title: summary.title, result: .overBudget, report: report, line: line)
+            return DownloadOutcome(edition: edition, title: summary.title, shortID: summary.shortID, result: .overBudget, report: report, line: line)
         case .success(let report) where declined:
-            return DownloadOutcome(edition: edition, title: summary.title, result: .declined, report: report,
+            return DownloadOutcome(edition: edition, title: summary.title, shortID: summary.shortID, result: .declined, report: report,
                                    line: report.message)
         case .success(let report) where report.state == .downloaded:
             budget.used += report.bytes
@@ -197,19 +200,19 @@ public final class DownloadRun {
             let what = summary.state == .updated ? "downloaded the update" : "downloaded"
             let line = "\(summary.title): \(what) (\(FulfilmentService.megabytes(report.bytes)))"
             try record(.downloaded, edition, key: "downloaded:\(summary.id):\(stamp)", line)
-            return DownloadOutcome(edition: edition, title: summary.title, result: .downloaded, report: report,
+            return DownloadOutcome(edition: edition, title: summary.title, shortID: summary.shortID, result: .downloaded, report: report,
                                    line: attended ? report.message : line)
         case .success(let report):
             let why = report.failures.first ?? report.message
             let line = "\(summary.title): download failed: \(why)"
             try record(.downloadFailed, edition, key: "failed:\(summary.id):\(why)", line)
-            return DownloadOutcome(edition: edition, title: summary.title, result: .stopped, report: report,
+            return DownloadOutcome(edition: edition, title: summary.title, shortID: summary.shortID, result: .stopped, report: report,
                                    line: attended ? report.message : line)
         case .failure(let error):
             guard let failure = error as? ShelfFailure else { throw error }
             let line = "\(summary.title): download failed: \(failure.description)"
             try record(.downloadFailed, edition, key: "failed:\(summary.id):\(failure.description)", line)
-            return DownloadOutcome(edition: edition, title: summary.title, result: .failed(failure), report: nil,
+            return DownloadOutcome(edition: edition, title: summary.title, shortID: summary.shortID, result: .failed(failure), report: nil,
                                    line: line)
         }
     }

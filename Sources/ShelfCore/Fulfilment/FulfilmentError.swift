@@ -15,18 +15,22 @@ public enum FulfilmentError: ShelfFailure, Equatable {
     /// `shelf download` of a title the patron has no loan of (and that is not free).
     case notOnLoan(title: String, reason: String)
     /// `shelf archive` of a title with no local files.
-    case nothingToArchive(title: String)
+    case nothingToArchive(title: String, id: String)
     /// A part of the reading order is not audio (an HTML page, a PDF): refused before anything is downloaded.
     case notAudio(title: String, part: Int, reason: String)
     /// A zip with neither a manifest nor an audio file.
     case noAudioFiles(title: String)
     /// The library refused the bearer token it had just issued (401), also after a new one was fetched.
     case tokenRefused(url: String, reason: String)
+    /// A fulfilment or manifest link the library answers 403, 404 or 410 to without a problem document: the link
+    /// the last sync stored is stale, not the library's URL.
+    case linkGone(url: String, status: Int)
 
     public var exitCode: ShelfExit {
         switch self {
         case .busy: .busy
         case .tokenRefused: .notPermitted
+        case .linkGone: .noSuchPage
         case .nothingToArchive, .notOnLoan: .notAllowed
         case .protected: .protectedContent
         case .malformedManifest, .malformedToken: .badData
@@ -48,8 +52,11 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "another shelf is downloading \(title) now\(pid.map { " (pid \($0))" } ?? ""); try again when it finishes"
         case .notOnLoan(let title, let reason):
             "cannot download \(title): \(reason)"
-        case .nothingToArchive(let title):
-            "cannot archive \(title): it has no downloaded files on this computer (`shelf download` fetches them)"
+        case .nothingToArchive(let title, let id):
+            "cannot archive \(title): it has no downloaded files on this computer (`shelf download \(id)` fetches them)"
+        case .linkGone(let url, let status):
+            "the library no longer serves the title at \(Redaction.url(url)) (\(status)); run `shelf sync` to refresh its "
+                + "links, then download it again"
         case .notAudio(let title, let part, let reason):
             "\(title) cannot be played: part \(part) of its reading order is not audio (\(reason)); nothing was downloaded"
         case .tokenRefused(let url, let reason):
@@ -64,9 +71,17 @@ public enum FulfilmentError: ShelfFailure, Equatable {
 
 extension ShelfFailure {
     /// Whether a download that failed this way should leave the download queue: a title that can never be
-    /// downloaded leaves it; one that may work later (offline, busy, a server error) stays queued.
+    /// downloaded leaves it; one that may work later stays queued (offline, busy, a server error, a stale link the
+    /// next sync refreshes, a sign-in to give again).
     public var endsQueuedDownload: Bool {
-        if case FulfilmentError.busy? = self as? FulfilmentError { return false }
-        return self is FulfilmentError || self is CirculationError
+        switch self as any ShelfFailure {
+        case FulfilmentError.busy, FulfilmentError.linkGone: false
+        case CirculationError.notSignedIn, CirculationError.signInRefused, CirculationError.signInNeeded,
+            CirculationError.credentialsRejected, CirculationError.passwordRejected,
+            CirculationError.credentialsForAnotherURL:
+            false
+        case CirculationError.refused(let status, _) where status >= 500 || status == 429: false
+        default: self is FulfilmentError || self is CirculationError
+        }
     }
 }

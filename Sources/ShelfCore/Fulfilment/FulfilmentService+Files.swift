@@ -73,7 +73,7 @@ extension FulfilmentService {
             default: reason = "the package did not download"
             }
             try store.applyLifecycle(.failed, to: edition, reason: reason)
-            return try report(summary, edition: edition, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
+            return try report(summary, edition: edition, message: "\(summary.title): \(reason). Run `shelf download \(summary.shortID)` again to resume.")
         }
         try store.applyLifecycle(.transferFinished, to: edition, reason: nil)
         let target = home.files(library: library.id, edition: rowID)

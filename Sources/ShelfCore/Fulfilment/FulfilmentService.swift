@@ -229,7 +229,7 @@ public final class FulfilmentService {
                 let reason = "\(manifest.parts.count - failures.count) of \(manifest.parts.count) parts downloaded; "
                     + failures[0] + (failures.count > 1 ? " (and \(failures.count - 1) more)" : "")
                 try store.applyLifecycle(.failed, to: edition, reason: reason)
-                var report = try report(summary, edition: edition, message: "\(summary.title): \(reason). Run `shelf download` again to resume.")
+                var report = try report(summary, edition: edition, message: "\(summary.title): \(reason). Run `shelf download \(summary.shortID)` again to resume.")
                 report.failures = failures
                 return report
             }
@@ -484,10 +484,10 @@ public final class FulfilmentService {
             }
             if response.status == 401 {
                 if !session.isSignedIn, let needed = SignIn.needed(by: response, library: library.name) { throw needed }
-                throw CirculationError.notSignedIn(library: library.name)
+                throw CirculationError.unauthorised(library.name, signedIn: session.isSignedIn)
             }
             if [403, 404, 410].contains(response.status), problem == nil {
-                throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
+                throw FulfilmentError.linkGone(url: url.absoluteString, status: response.status)
             }
             // The library's own word that it has no such document: not a failure to wait out.
             if [404, 410].contains(response.status), let problem { throw CirculationError.serverNotFound(problem.text) }
@@ -576,7 +576,7 @@ public final class FulfilmentService {
             }
             if !summary.actions.contains(.archive) {
                 guard try LocalFiles(store: store, home: home).clearPartial(library: library, rowID: edition.rowID) else {
-                    throw FulfilmentError.nothingToArchive(title: summary.title)
+                    throw FulfilmentError.nothingToArchive(title: summary.title, id: summary.shortID)
                 }
                 try store.markArchived(edition, by: who)
                 return "Removed the half-downloaded files of \(summary.title); it stays on your shelf."

@@ -71,9 +71,11 @@ public struct Lifecycle: Codable, Sendable, Equatable, Hashable {
     }
 
     /// Why an event cannot happen in a state.
-    public struct InvalidTransition: Error, Equatable, Sendable, CustomStringConvertible {
+    public struct InvalidTransition: ShelfFailure, Equatable, Sendable {
         public var from: Lifecycle
         public var event: LifecycleEvent
+        /// The action does not apply to the title in its state: one failure among others, never the whole run's.
+        public var exitCode: ShelfExit { .notAllowed }
         /// In the patron's words, never the event's name: what could not be done, and why.
         public var description: String {
             let step = switch event {
@@ -207,5 +209,22 @@ public struct ActionContext: Sendable, Equatable {
             result.append(.return)
         }
         return result
+    }
+}
+
+extension LifecycleEvent {
+    /// What happened, in the patron's words, for a title's history (`shelf show`): never the case's name.
+    public var phrase: String {
+        switch self {
+        case .feedChanged: "the publisher changed it"
+        case .downloadRequested: "download asked for"
+        case .authorised: "the library gave its permission"
+        case .transferFinished: "every file arrived"
+        case .processed: "files checked and in place"
+        case .failed: "the download stopped"
+        case .archiveRequested: "archive asked for"
+        case .loanEnded: "the loan ended"
+        case .cleared: "files removed"
+        }
     }
 }

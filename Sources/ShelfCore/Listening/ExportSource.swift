@@ -96,7 +96,7 @@ extension Store {
         let book = try audiobook(edition, home: home)
         let summary = book.summary
         guard summary.medium == "audiobook" else {
-            throw FulfilmentError.notAudiobook(title: summary.title, medium: summary.medium)
+            throw FulfilmentError.notAudiobook(title: summary.title, medium: summary.medium == "ebook" ? "ebook" : "item")
         }
         if let scheme = summary.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme) }
         let have = book.parts.filter { FileManager.default.fileExists(atPath: $0.file.path) }.count

@@ -139,7 +139,7 @@ public final class PositionSync: Sendable {
         guard session.isSignedIn else { throw CirculationError.notSignedIn(library: library.name) }
         let response = try session.send(url, headers: ["Accept": "\(RemoteAnnotation.mediaType), application/json"])
         if response.status == 404 { return nil }
-        if response.status == 401 { throw CirculationError.notSignedIn(library: library.name) }
+        if response.status == 401 { throw CirculationError.unauthorised(library.name, signedIn: session.isSignedIn) }
         guard (200..<300).contains(response.status) else {
             throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
         }
@@ -286,7 +286,7 @@ public final class PositionSync: Sendable {
                 report.pushed += 1
             } else if status == 401 || status >= 500 || status == 408 || status == 429 {
                 report.pending += rows.count - index
-                report.failure = status == 401 ? CirculationError.notSignedIn(library: library.name).description
+                report.failure = status == 401 ? CirculationError.unauthorised(library.name, signedIn: session.isSignedIn).description
                     : NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: status).description
                 setError(nil, report.failure!)
                 return false

@@ -64,9 +64,14 @@ public struct DownloadQueue: Sendable {
     }
 
     /// Removes a title from the queue (done, or no longer wanted).
-    public func remove(_ edition: EditionRef) throws {
+    /// Takes a title out of the queue; false when it was not in it.
+    @discardableResult
+    public func remove(_ edition: EditionRef) throws -> Bool {
         let rowID = edition.rowID
-        try store.write { db in try db.execute(sql: "DELETE FROM download_queue WHERE edition_id = ?", arguments: [rowID]) }
+        return try store.write { db in
+            try db.execute(sql: "DELETE FROM download_queue WHERE edition_id = ?", arguments: [rowID])
+            return db.changesCount > 0
+        }
     }
 
     /// Notes why the last attempt stopped, keeping the title queued.
@@ -85,7 +90,9 @@ public struct DownloadQueue: Sendable {
                 db, sql: "SELECT edition_id FROM download_queue WHERE library_id = ? ORDER BY position, added_at",
                 arguments: [library.id])
             guard var index = ordered.firstIndex(of: rowID) else {
-                throw StoreError.editionNotFound("\(edition.entryID) (not in the download queue)")
+                let title = try String.fetchOne(db, sql: "SELECT title FROM edition WHERE id = ?", arguments: [rowID]) ?? ""
+                throw StoreError.notQueued(
+                    title: title, id: try ShortID.shortID(of: edition.entryID, libraryID: library.id, in: db))
             }
             var order = ordered
             order.remove(at: index)

@@ -365,7 +365,7 @@ final class EntryApplier {
             try Notices.record(
                 db, kind: .updated, libraryID: libraryID, editionID: old.id, key: "updated:\(record.entry.id):\(version)",
                 text: "\(record.entry.title): updated by the publisher; \(by), so it was not downloaded "
-                    + "(`shelf download \(record.entry.id)` gets it)",
+                    + "(`shelf download \(try ShortID.shortID(of: record.entry.id, libraryID: libraryID, in: db))` gets it)",
                 at: Date(timeIntervalSince1970: now))
         }
     }

@@ -49,7 +49,7 @@ extension Store {
             UPDATE edition SET state = ?, has_local_copy = ?, state_reason = ?, state_changed_at = ? WHERE id = ?
             """).execute(arguments: [next.state.rawValue, next.hasLocalCopy, reason, now.timeIntervalSince1970, editionID])
         if next != current {
-            let ending = note.map { ": \($0)" } ?? " (\(event.rawValue))" + (reason.map { ": \($0)" } ?? "")
+            let ending = note.map { ": \($0)" } ?? " (\(event.phrase))" + (reason.map { ": \($0)" } ?? "")
             try EventRecord.append(
                 db, libraryID: libraryID, editionID: editionID, syncID: syncID, at: now.timeIntervalSince1970, kind: .state,
                 detail: "\(current.state.label) → \(next.state.label)\(ending)")

@@ -13,6 +13,8 @@ public enum StoreError: ShelfFailure, Equatable {
     case libraryNotFound(String)
     case libraryExists(String)
     case editionNotFound(String)
+    /// `shelf queue move` of a title that is not in the download queue.
+    case notQueued(title: String, id: String)
     case ambiguousEdition(String, [String])
 
     public var exitCode: ShelfExit {
@@ -23,12 +25,16 @@ public enum StoreError: ShelfFailure, Equatable {
         case .noLibrary: .configuration
         case .libraryNotFound, .editionNotFound, .ambiguousEdition: .notFound
         case .libraryExists: .usage
+        case .notQueued: .notAllowed
         }
     }
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
+        case .corrupt(let path, let reason) where path.hasSuffix("positions.sqlite"):
+            "the listening positions database \(path) is damaged (\(reason)); move it aside and shelf starts a new one "
+                + "(positions not yet sent to the library are lost)"
         case .corrupt(let path, let reason):
             "the database \(path) is damaged (\(reason)); move it aside and run `shelf sync` to rebuild it from the library"
         case .locked(let path): "the database \(path) is locked by another process; try again when it finishes"
@@ -39,6 +45,8 @@ public enum StoreError: ShelfFailure, Equatable {
         case .libraryNotFound(let name): "no library named '\(name)'; `shelf library list` shows them"
         case .libraryExists(let name): "a library named '\(name)' already exists; remove it first or pick another name"
         case .editionNotFound(let id): "no title with id '\(id)' in the store; run `shelf sync`, or see `shelf list`"
+        case .notQueued(let title, let id):
+            "\(title) is not in the download queue (`shelf queue show` lists it; `shelf download \(id)` downloads it)"
         case .ambiguousEdition(let id, let matches):
             "'\(id)' matches \(matches.count) titles (\(matches.prefix(3).joined(separator: ", "))…); give more of the id"
         }

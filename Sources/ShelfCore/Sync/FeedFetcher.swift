@@ -262,11 +262,9 @@ final class FeedFetcher: Sendable {
         }
         let base = URL(string: response.url) ?? url
         let contentType = response.header("content-type")
-        let staged = try stage.map { stage in
-            do { return try stage.keep(response, baseURL: base, contentType: contentType) } catch let error as ShelfFailure {
-                throw SyncError.page(feed: feed, page: position, url: address, reason: error)
-            }
-        }
+        // Keeping the page is this computer's doing (a full disk, a folder it cannot write): said as itself, not as
+        // a failure of the library's page.
+        let staged = try stage.map { try $0.keep(response, baseURL: base, contentType: contentType) }
         guard channel.put(.page(
             kind: kind, url: address, position: position, etag: response.header("etag"),
             lastModified: response.header("last-modified"), staged: staged))

@@ -105,10 +105,11 @@ public enum DownloadError: ShelfFailure, Equatable {
             "not enough room on the disk at \(mountPoint) for \(directory): \(Self.megabytes(needed)) needed (with 64 MB "
                 + "to spare), \(Self.megabytes(available)) free; free some space there and try again"
         case .diskFull(let path, let mountPoint):
-            "the disk at \(mountPoint) is full: cannot write \(path); free some space there and run `shelf download` to resume"
+            "the disk at \(mountPoint) is full: cannot write \(path); free some space there, then download the title again: "
+                + "the bytes received are kept"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .interrupted(let signal):
-            "the download was interrupted (signal \(signal)); the bytes received are kept: run `shelf download` to resume"
+            "the download was interrupted (signal \(signal)); the bytes received are kept for the next download of the title"
         }
     }
 }

@@ -140,4 +140,14 @@ private let table: [Row] = [
         #expect(actions(.downloading, .loan) == [.return])
         #expect(actions(.clearing, .loan) == [])
     }
+
+    /// A title's history says what happened in words: no event's Swift name (`downloadRequested`) reaches it.
+    @Test func everyEventHasWordsOfItsOwnForTheHistory() throws {
+        let phrases = LifecycleEvent.allCases.map(\.phrase)
+        #expect(Set(phrases).count == phrases.count)
+        for event in LifecycleEvent.allCases {
+            #expect(event.phrase != event.rawValue && event.phrase.contains(" "), "\(event)")
+            #expect(event.phrase == event.phrase.lowercased(), "\(event.phrase)")
+        }
+    }
 }
