@@ -13,6 +13,8 @@ struct sqlite3_value;
 int sqlite3session_create(struct sqlite3 *db, const char *zDb, struct sqlite3_session **ppSession);
 void sqlite3session_delete(struct sqlite3_session *pSession);
 int sqlite3session_attach(struct sqlite3_session *pSession, const char *zTab);
+void sqlite3session_table_filter(
+    struct sqlite3_session *pSession, int (*xFilter)(void *pCtx, const char *zTab), void *pCtx);
 int sqlite3session_changeset(struct sqlite3_session *pSession, int *pnChangeset, void **ppChangeset);
 int sqlite3changeset_invert(int nIn, const void *pIn, int *pnOut, void **ppOut);
 int sqlite3changeset_apply(
@@ -24,6 +26,22 @@ int sqlite3changeset_op(
     struct sqlite3_changeset_iter *pIter, const char **pzTab, int *pnCol, int *pOp, int *pbIndirect);
 int sqlite3changeset_old(struct sqlite3_changeset_iter *pIter, int iVal, struct sqlite3_value **ppValue);
 int sqlite3changeset_finalize(struct sqlite3_changeset_iter *pIter);
+
+/* Records every table but those named in `context`, a NULL-terminated list of table names. */
+static inline int CSQLiteSession_recordTable(void *context, const char *table) {
+    for (const char *const *skip = (const char *const *)context; skip && *skip; skip++) {
+        const char *a = *skip, *b = table;
+        while (*a && *a == *b) { a++; b++; }
+        if (*a == *b) return 0;
+    }
+    return 1;
+}
+
+/* Attaches every table of the session's database but those in `skipped` (which must outlive the session). */
+static inline int CSQLiteSession_attachAllBut(struct sqlite3_session *session, const char *const *skipped) {
+    sqlite3session_table_filter(session, CSQLiteSession_recordTable, (void *)skipped);
+    return sqlite3session_attach(session, 0);
+}
 
 /* Undoing a step keeps whatever someone else changed since: a row that no longer holds what the step wrote
  * (SQLITE_CHANGESET_DATA, NOTFOUND, CONFLICT, CONSTRAINT) is left as it is (OMIT); a change that would break a

@@ -459,6 +459,13 @@ enum Migrations {
                     changes BLOB NOT NULL,
                     PRIMARY KEY (journal, step)
                 );
+                -- A library's first sync records no title rows (a whole catalog, twice over): undoing it removes the
+                -- library's titles above the largest id there was before it began.
+                CREATE TABLE step_undo_titles (
+                    journal TEXT PRIMARY KEY,
+                    library_id INTEGER NOT NULL,
+                    above INTEGER NOT NULL
+                );
                 """)
         }
         return migrator

@@ -13,19 +13,46 @@ import GRDBSQLite
 /// undoing keeps them (see `undo(_:journal:)`).
 struct StepJournal {
     let name: String
+    /// The library whose first sync this is: its title rows (`edition`, `acquisition`), all new, are not recorded;
+    /// undoing removes the library's titles above the largest id there was before (`step_undo_titles`).
+    let firstSyncOf: Int64?
     private var session: OpaquePointer?
     private var step = 0
 
-    init(name: String) { self.name = name }
+    init(name: String, firstSyncOf library: Int64? = nil) {
+        self.name = name
+        firstSyncOf = library
+    }
+
+    /// The tables a first sync leaves unrecorded, as C strings for the session's table filter (made once, kept).
+    /// Never written after it is made.
+    nonisolated(unsafe) private static let titleTables: UnsafeMutablePointer<UnsafePointer<CChar>?> = {
+        let names = ["edition", "acquisition"]
+        let list = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: names.count + 1)
+        for (index, name) in names.enumerated() { list[index] = UnsafePointer(strdup(name)) }
+        list[names.count] = nil
+        return list
+    }()
 
     /// Starts recording the changes of the step that `db`'s transaction begins. The corresponding C functions are
     /// `sqlite3session_create` and `sqlite3session_attach` (every table with a primary key, which is all of them).
     mutating func begin(_ db: Database) throws {
+        if step == 0, let library = firstSyncOf {
+            // Written in the first step's transaction, before anything is recorded: it commits with that step.
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO step_undo_titles (journal, library_id, above)
+                    VALUES (?, ?, (SELECT COALESCE(MAX(id), 0) FROM edition))
+                    """,
+                arguments: [name, library])
+        }
         var session: OpaquePointer?
         guard sqlite3session_create(db.sqliteConnection, "main", &session) == SQLITE_OK, let session else {
             throw StoreError.failed(reason: "could not record the sync's changes (sqlite3session_create failed)")
         }
-        guard sqlite3session_attach(session, nil) == SQLITE_OK else {
+        let attached = firstSyncOf == nil
+            ? sqlite3session_attach(session, nil) : CSQLiteSession_attachAllBut(session, Self.titleTables)
+        guard attached == SQLITE_OK else {
             sqlite3session_delete(session)
             throw StoreError.failed(reason: "could not record the sync's changes (sqlite3session_attach failed)")
         }
@@ -45,6 +72,7 @@ struct StepJournal {
         guard status == SQLITE_OK else {
             throw StoreError.failed(reason: "could not record the sync's changes (sqlite3session_changeset: \(status))")
         }
+        step += 1
         guard length > 0, let changes else { return }
         var inverseLength: Int32 = 0
         var inverse: UnsafeMutableRawPointer?
@@ -52,7 +80,6 @@ struct StepJournal {
         guard sqlite3changeset_invert(length, changes, &inverseLength, &inverse) == SQLITE_OK, let inverse else {
             throw StoreError.failed(reason: "could not record the sync's changes (sqlite3changeset_invert failed)")
         }
-        step += 1
         try db.execute(
             sql: "INSERT OR REPLACE INTO step_undo (journal, step, changes) VALUES (?, ?, ?)",
             arguments: [name, step, Data(bytes: inverse, count: Int(inverseLength))])
@@ -67,6 +94,7 @@ struct StepJournal {
     /// The run's commit: in the last step's transaction, what would undo its steps is forgotten.
     func finish(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM step_undo WHERE journal = ?", arguments: [name])
+        try db.execute(sql: "DELETE FROM step_undo_titles WHERE journal = ?", arguments: [name])
     }
 
     /// What undoing a run did.
@@ -80,8 +108,8 @@ struct StepJournal {
 
     /// Undoes `journal`'s steps, newest first, each in a transaction of its own (so other writers come in between),
     /// on a connection outside any transaction. A row someone else changed since the step keeps that change.
-    /// `listenedTo` says whether the patron's listening state (in its own file) holds any of the titles given.
-    static func undo(_ db: Database, journal: String, listenedTo: ([Int64]) throws -> Bool) throws -> Undone {
+    /// `listened` says which of the titles given the patron's listening state (in its own file) holds.
+    static func undo(_ db: Database, journal: String, listened: ([Int64]) throws -> Set<Int64>) throws -> Undone {
         var undone = Undone()
         while true {
             try db.beginTransaction(.immediate)
@@ -91,11 +119,12 @@ struct StepJournal {
                     arguments: [journal])
                 else {
                     try db.commit()
+                    try undoFirstSync(db, journal: journal, listened: listened, into: &undone)
                     return undone
                 }
                 let step: Int = row["step"]
                 var changes: Data = row["changes"]
-                if try actedOn(db, changes: &changes, listenedTo: listenedTo) {
+                if try actedOn(db, changes: &changes, listened: listened) {
                     undone.kept += 1
                 } else {
                     let status = changes.withUnsafeMutableBytes { bytes in
@@ -115,13 +144,53 @@ struct StepJournal {
         }
     }
 
+    /// Removes the titles a library's first sync added, a few thousand a transaction, but those the patron has
+    /// acted on since (a loan the sync did not make: the steps' undo took the sync's own; a download; a position).
+    private static func undoFirstSync(
+        _ db: Database, journal: String, listened: ([Int64]) throws -> Set<Int64>, into undone: inout Undone
+    ) throws {
+        guard let row = try Row.fetchOne(
+            db, sql: "SELECT library_id, above FROM step_undo_titles WHERE journal = ?", arguments: [journal])
+        else { return }
+        let (library, above): (Int64, Int64) = (row["library_id"], row["above"])
+        var after = above
+        while true {
+            try db.beginTransaction(.immediate)
+            do {
+                let titles = try Int64.fetchAll(
+                    db, sql: "SELECT id FROM edition WHERE library_id = ? AND id > ? ORDER BY id LIMIT 2000",
+                    arguments: [library, after])
+                guard let last = titles.last else {
+                    try db.execute(sql: "DELETE FROM step_undo_titles WHERE journal = ?", arguments: [journal])
+                    try db.commit()
+                    return
+                }
+                let list = titles.map(String.init).joined(separator: ",")
+                var kept = Set(try Int64.fetchAll(db, sql: patronTables.map {
+                    "SELECT edition_id FROM \($0) WHERE edition_id IN (\(list))"
+                }.joined(separator: " UNION ") + " UNION SELECT edition_id FROM loan WHERE edition_id IN (\(list))"))
+                kept.formUnion(try listened(titles))
+                let gone = titles.filter { !kept.contains($0) }
+                if !gone.isEmpty {
+                    try db.execute(sql: "DELETE FROM edition WHERE id IN (\(gone.map(String.init).joined(separator: ",")))")
+                }
+                undone.kept += kept.count
+                after = last
+                try db.commit()
+            } catch {
+                if db.isInsideTransaction { try? db.rollback() }
+                throw error
+            }
+        }
+    }
+
     /// The catalog's tables where the patron's own doings about a title live: deleting a title cascades to them.
     private static let patronTables = ["download_queue", "fulfilment", "part"]
 
     /// Whether undoing `changes` would delete a title the patron has acted on since: a download, a loan the step did
     /// not add (the cascade would take them with it), or a position or bookmark (kept by the title's id, which a
     /// title added again later need not get back).
-    private static func actedOn(_ db: Database, changes: inout Data, listenedTo: ([Int64]) throws -> Bool) throws
+    private static func actedOn(_ db: Database, changes: inout Data, listened: ([Int64]) throws -> Set<Int64>) throws
         -> Bool
     {
         var titles: [Int64] = []
@@ -154,18 +223,18 @@ struct StepJournal {
             }
         }
         let loaned = try Int64.fetchAll(db, sql: "SELECT edition_id FROM loan WHERE edition_id IN (\(list))")
-        return try loaned.contains { !loans.contains($0) } || listenedTo(titles)
+        return try loaned.contains { !loans.contains($0) } || !listened(titles).isEmpty
     }
 }
 
 extension Store {
-    /// Whether the listening state holds a position, a bookmark or a queued annotation of any of `titles`.
-    func listenedTo(_ titles: [Int64]) throws -> Bool {
+    /// Those of `titles` the listening state holds a position, a bookmark or a queued annotation of.
+    func listened(_ titles: [Int64]) throws -> Set<Int64> {
         let list = titles.map(String.init).joined(separator: ",")
         return try readPositions { db in
-            try ["listening", "device_position", "bookmark", "annotation_outbox"].contains { table in
-                try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table) WHERE edition_id IN (\(list)))") == true
-            }
+            Set(try Int64.fetchAll(db, sql: ["listening", "device_position", "bookmark", "annotation_outbox"].map {
+                "SELECT edition_id FROM \($0) WHERE edition_id IN (\(list))"
+            }.joined(separator: " UNION ")))
         }
     }
 
@@ -174,7 +243,7 @@ extension Store {
     func undoUnfinished(_ journal: String) throws -> StepJournal.Undone {
         do {
             return try queue.writeWithoutTransaction { db in
-                try StepJournal.undo(db, journal: journal, listenedTo: listenedTo)
+                try StepJournal.undo(db, journal: journal, listened: listened)
             }
         } catch {
             throw Store.translate(error, path: path.path)

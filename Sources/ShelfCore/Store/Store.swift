@@ -174,12 +174,13 @@ public final class Store: Sendable {
     /// way; the steps before it stay, unless a `journal` is named: then what each step changed is recorded (its
     /// undo, in its own transaction), a failure undoes every step before it, and a process killed midway leaves
     /// the journal for `undoUnfinished(_:)`. The last transaction, which forgets the journal, is the commit.
-    public func writeInSteps<T>(journal name: String? = nil, _ body: (Database, _ step: () throws -> Void) throws -> T)
-        throws -> T
-    {
+    public func writeInSteps<T>(
+        journal name: String? = nil, firstSyncOf library: Int64? = nil,
+        _ body: (Database, _ step: () throws -> Void) throws -> T
+    ) throws -> T {
         do {
             return try queue.writeWithoutTransaction { db in
-                var journal = name.map(StepJournal.init(name:))
+                var journal = name.map { StepJournal(name: $0, firstSyncOf: library) }
                 do {
                     try db.beginTransaction(.immediate)
                     try journal?.begin(db)
@@ -198,7 +199,7 @@ public final class Store: Sendable {
                 } catch {
                     journal?.discard()
                     if db.isInsideTransaction { try? db.rollback() }
-                    if let name { _ = try? StepJournal.undo(db, journal: name, listenedTo: self.listenedTo) }
+                    if let name { _ = try? StepJournal.undo(db, journal: name, listened: self.listened) }
                     throw error
                 }
             }

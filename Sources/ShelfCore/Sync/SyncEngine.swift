@@ -202,7 +202,12 @@ public final class SyncEngine {
             let (fetcher, known) = try fetch(library, session: session, stage: stage, scratch: scratch)
             try options.afterFetch?()
             let applying = Date()
-            var summary = try store.writeInSteps(journal: Self.journal) { db, step in
+            // A library's first sync adds every title: its undo is to remove them, not to record each one.
+            let first = try store.read { db in
+                try Bool.fetchOne(
+                    db, sql: "SELECT NOT EXISTS (SELECT 1 FROM edition WHERE library_id = ?)", arguments: [library.id]) ?? true
+            }
+            var summary = try store.writeInSteps(journal: Self.journal, firstSyncOf: first ? library.id : nil) { db, step in
                 try self.run(library, stage: stage, fetcher: fetcher, known: known, db: db, step: step, started: started)
             }
             options.log?(String(format: "applied %d pages in %.2f s (the write lock taken in steps of about 150 ms)", stage.pages.count,

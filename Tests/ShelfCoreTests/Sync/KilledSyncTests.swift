@@ -139,6 +139,53 @@ private let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
         }
     }
 
+    @Test func aFirstSyncKilledBeforeItsCommitLeavesTheLibraryEmptyAgain() async throws {
+        try await SyncFixture.with { fixture in
+            try fixture.signIn()
+            let before = try Self.dump(fixture.test.home)
+            let killed = TestHome()
+            let summary = try syncCopying(fixture, into: killed)
+            #expect(summary.added == 27, "\(summary.line)")
+            let killedStore = try Store(home: killed.home, busyTimeout: 0.3)
+            let titles = try killedStore.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM edition") } ?? 0
+            #expect(titles > 20)
+            // A first sync's titles are not recorded one by one: the journal names the largest id before it.
+            #expect(try killedStore.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM step_undo_titles") } == 1)
+
+            let undone = try killedStore.undoUnfinished(SyncEngine.journal)
+            #expect(undone.kept == 0, "\(undone)")
+            #expect(try Self.dump(killed.home) == before)
+            let next = try SyncEngine(store: killedStore, home: killed.home, options: options(stepping: false))
+                .sync(try killedStore.library(named: "demo"))
+            #expect(next.line == summary.line)
+            #expect(try Self.catalog(killedStore) == Self.catalog(fixture.store))
+        }
+    }
+
+    @Test func aFirstSyncKilledKeepsTheTitleThePatronListenedToSince() async throws {
+        try await SyncFixture.with { fixture in
+            try fixture.signIn()
+            let killed = TestHome()
+            _ = try syncCopying(fixture, into: killed)
+            let killedStore = try Store(home: killed.home, busyTimeout: 0.3)
+            let library = try killedStore.library(named: "demo")
+            let jane = try killedStore.resolveEdition(janeEyre, in: library)
+            try killedStore.savePosition(
+                ListeningPosition(part: 0, seconds: 42, readingOrderItem: "part-1", device: try killedStore.deviceID(),
+                                  deviceName: nil, at: Date()),
+                of: jane, percent: 5, finished: false)
+
+            let undone = try killedStore.undoUnfinished(SyncEngine.journal)
+            #expect(undone.kept == 1, "\(undone)")
+            let left = try killedStore.read { db in try String.fetchAll(db, sql: "SELECT entry_id FROM edition") }
+            #expect(left == [janeEyre])
+            _ = try SyncEngine(store: killedStore, home: killed.home, options: options(stepping: false)).sync(library)
+            #expect(try killedStore.resolveEdition(janeEyre, in: library) == jane)
+            #expect(try killedStore.listeningState(of: jane).position?.seconds == 42)
+            #expect(try Self.catalog(killedStore) == Self.catalog(fixture.store))
+        }
+    }
+
     @Test func aSyncFailingMidwayUndoesItsStepsAtOnce() async throws {
         try await SyncFixture.with { fixture in
             try await changedLibrary(fixture)
