@@ -69,10 +69,7 @@ extension Shelf {
                         printer.print(outcome)
                         reports = outcome.report.map { [$0] } ?? []
                     } else {
-                        let archived = try run.archivedCount()
-                        if archived > 0 && talk {
-                            Output.line("Left out \(archived) archived title\(archived == 1 ? "" : "s") (`shelf download ID` brings one back).")
-                        }
+                        printer.leftOut(archived: try run.archivedCount())
                         let outcomes = try run.drain(.loans) { bar.finish(); printer.print($0) }
                         if outcomes.isEmpty && talk { Output.line("Nothing to download.") }
                         reports = outcomes.compactMap(\.report)
@@ -80,10 +77,7 @@ extension Shelf {
                 } catch DownloadError.interrupted(let signal) {
                     bar.finish()
                     // The queue keeps the title as it was, to resume next time.
-                    let title = try? named.map { try store.summary(of: $0) }
-                    let name = title.map { "\($0.title) is back to \($0.state.label)" } ?? "the title is back where it was"
-                    let again = title.map { "shelf download \($0.shortID)" } ?? "shelf download --all"
-                    Output.error("shelf: download interrupted; \(name), with the parts received so far kept for `\(again)` to resume")
+                    printer.interrupted(try? named.map { try store.summary(of: $0) })
                     throw ExitCode(128 + signal)
                 }
                 if let failure = printer.firstFailure {

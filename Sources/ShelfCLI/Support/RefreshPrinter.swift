@@ -39,6 +39,19 @@ final class DownloadPrinter {
         self.json = json
     }
 
+    /// `download --all` leaves out the titles the patron archived: how many, and how to bring one back.
+    func leftOut(archived: Int) {
+        guard archived > 0 && talk else { return }
+        Output.line("Left out \(archived) archived title\(archived == 1 ? "" : "s") (`shelf download ID` brings one back).")
+    }
+
+    /// Ctrl-C or SIGTERM: the title named (or the one under way) is back where it was, its parts kept.
+    func interrupted(_ title: EditionSummary?) {
+        let name = title.map { "\($0.title) is back to \($0.state.label)" } ?? "the title is back where it was"
+        let again = title.map { "shelf download \($0.shortID)" } ?? "shelf download --all"
+        Output.error("shelf: download interrupted; \(name), with the parts received so far kept for `\(again)` to resume")
+    }
+
     func print(_ outcome: DownloadOutcome) {
         switch outcome.result {
         case .downloaded, .declined, .backingOff:
