@@ -83,6 +83,24 @@ import Testing
         await fixture.finish()
     }
 
+    @Test func aDamagedPackageNamesTheTitleAndItsAdviceFetchesItAgain() async throws {
+        let fixture = try await ready()
+        _ = try await fixture.shelf.run(["borrow", "7d3c000a"])
+        await fixture.server.state.updateSwitches { $0.damagedPackages = true }
+        let damaged = try await fixture.shelf.run(["download", "7d3c000a"])
+        #expect(damaged.status == ShelfExit.badData.rawValue)
+        #expect(damaged.stderr.hasPrefix("shelf: the package of The Secret Garden is not a readable zip or tar archive ("),
+                "\(damaged.stderr)")
+        #expect(damaged.stderr.hasSuffix("run `shelf download 7d3c000a` to fetch it again, and tell the library if it goes on\n"))
+        #expect(!damaged.stderr.contains("package-"), "no temporary file's name: \(damaged.stderr)")
+        // The library mends it; the advice, followed, downloads the title.
+        await fixture.server.state.updateSwitches { $0.damagedPackages = false }
+        let again = try await fixture.shelf.run(["download", "7d3c000a"])
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains("parts from its package"))
+        await fixture.finish()
+    }
+
     @Test func ebooksAndTitlesNotOnLoanAreRefusedBeforeAnyDownload() async throws {
         let fixture = try await ready()
         let ebook = try await fixture.shelf.run(["download", "7d3c0003"])

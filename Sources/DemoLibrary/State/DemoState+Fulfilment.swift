@@ -158,6 +158,11 @@ extension DemoState {
 
     /// The packaged audiobook: a stored zip of `manifest.json` and the parts, made once.
     func package(for title: DemoTitle) async throws(DemoProblem) -> AudioResource {
+        if switches.damagedPackages {
+            var junk = ByteBuffer(bytes: [0x50, 0x4B, 0x03, 0x04])
+            junk.writeBytes((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) })
+            return AudioResource(base: junk, contentType: AudiobookManifest.packageMediaType, lastModified: audioModified)
+        }
         if let zipped = packages[title.id] {
             return AudioResource(base: zipped, contentType: AudiobookManifest.packageMediaType, lastModified: audioModified)
         }

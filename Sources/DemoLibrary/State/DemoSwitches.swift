@@ -125,6 +125,8 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var manifests: PageFaults
     /// Manifests state each part's size in bytes (`length`), as some distributors do.
     public var manifestPartLengths: Bool
+    /// Packaged audiobooks are served as a zip's first bytes followed by junk: a package no one can read.
+    public var damagedPackages: Bool
     /// Borrowing answers 500 with a `cannot-issue-loan` problem document and changes nothing.
     public var borrowFails: Bool
     /// Borrowing answers 200 with an HTML page instead of an entry, and changes nothing.
@@ -153,9 +155,11 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         duplicateLoans: Bool = false,
         loans: PageFaults = PageFaults(),
         manifests: PageFaults = PageFaults(),
-        manifestPartLengths: Bool = false
+        manifestPartLengths: Bool = false,
+        damagedPackages: Bool = false
     ) {
         self.manifestPartLengths = manifestPartLengths
+        self.damagedPackages = damagedPackages
         self.duplicateLoans = duplicateLoans
         self.loans = loans
         self.manifests = manifests
@@ -172,7 +176,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
-        case malformedAnnotation, duplicateLoans, loans, manifests, manifestPartLengths
+        case malformedAnnotation, duplicateLoans, loans, manifests, manifestPartLengths, damagedPackages
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -191,6 +195,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         loans = try c.decodeIfPresent(PageFaults.self, forKey: .loans) ?? PageFaults()
         manifests = try c.decodeIfPresent(PageFaults.self, forKey: .manifests) ?? PageFaults()
         manifestPartLengths = try c.decodeIfPresent(Bool.self, forKey: .manifestPartLengths) ?? false
+        damagedPackages = try c.decodeIfPresent(Bool.self, forKey: .damagedPackages) ?? false
     }
 }
 

@@ -17,6 +17,8 @@ public enum CirculationError: ShelfFailure, Equatable {
     case passwordRejected(library: String)
     case unsupportedAuth(library: String, types: [String])
     case malformedAuthDocument(url: String, reason: String)
+    /// The library's authentication document (where it is, not known here) lacks what signing in needs.
+    case authDocumentLacks(library: String, what: String)
     case noAuthDocument(library: String)
     case noTerminal(what: String)
     case loanLimit(String)
@@ -41,7 +43,7 @@ public enum CirculationError: ShelfFailure, Equatable {
             .credentialsForAnotherURL: .notPermitted
         case .signInNeeded: .needsSignIn
         case .unsupportedAuth: .unsupportedAuth
-        case .malformedAuthDocument, .notAnEntry: .badData
+        case .malformedAuthDocument, .authDocumentLacks, .notAnEntry: .badData
         case .noAuthDocument: .nothingToSignIn
         case .noTerminal, .confirmationNeeded: .usage
         case .loanLimit: .loanLimit
@@ -72,6 +74,8 @@ public enum CirculationError: ShelfFailure, Equatable {
                 + "which shelf cannot do from a terminal; only library card and PIN sign-in is supported"
         case .malformedAuthDocument(let url, let reason):
             "the library's authentication document at \(Redaction.url(url)) is malformed (\(reason)); try again later or tell the library"
+        case .authDocumentLacks(let library, let what):
+            "\(library)'s authentication document \(what); shelf cannot sign in there: tell the library"
         case .noAuthDocument(let library):
             "\(library) does not ask for a sign-in: its catalog opens without one and links no authentication document"
         case .noTerminal(let what):

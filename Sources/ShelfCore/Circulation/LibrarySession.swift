@@ -195,7 +195,7 @@ public final class LibrarySession: Sendable {
     /// Exchanges card and PIN for a bearer token at the flow's authenticate link.
     static func fetchToken(http: HTTPClient, credentials: Credentials, library: String) throws -> Credentials {
         guard let endpoint = credentials.authenticateURL.flatMap(URL.init(string:)) else {
-            throw CirculationError.malformedAuthDocument(url: library, reason: "the basic-token flow has no authenticate link")
+            throw CirculationError.authDocumentLacks(library: library, what: "offers a card-and-PIN token sign-in with no authenticate link")
         }
         let response = try http.request(
             endpoint, method: "POST",

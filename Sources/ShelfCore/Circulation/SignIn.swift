@@ -74,7 +74,7 @@ public enum SignIn {
     {
         if let flow = document.preferredFlow { return flow }
         if document.flows.isEmpty {
-            throw .malformedAuthDocument(url: library, reason: "it lists no sign-in method")
+            throw .authDocumentLacks(library: library, what: "lists no sign-in method")
         }
         throw .unsupportedAuth(library: library, types: document.flows.map(\.type))
     }

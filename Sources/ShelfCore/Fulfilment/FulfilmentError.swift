@@ -22,6 +22,8 @@ public enum FulfilmentError: ShelfFailure, Equatable {
     case noAudioFiles(title: String)
     /// The library refused the bearer token it had just issued (401), also after a new one was fetched.
     case tokenRefused(url: String, reason: String)
+    /// A title's package could not be extracted: the archive's own reason, said of the title.
+    case badPackage(title: String, id: String, ArchiveError)
     /// A fulfilment or manifest link the library answers 403, 404 or 410 to without a problem document: the link
     /// the last sync stored is stale, not the library's URL.
     case linkGone(url: String, status: Int)
@@ -31,6 +33,7 @@ public enum FulfilmentError: ShelfFailure, Equatable {
         case .busy: .busy
         case .tokenRefused: .notPermitted
         case .linkGone: .noSuchPage
+        case .badPackage(_, _, let reason): reason.exitCode
         case .nothingToArchive, .notOnLoan: .notAllowed
         case .protected: .protectedContent
         case .malformedManifest, .malformedToken: .badData
@@ -54,6 +57,15 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "cannot download \(title): \(reason)"
         case .nothingToArchive(let title, let id):
             "cannot archive \(title): it has no downloaded files on this computer (`shelf download \(id)` fetches them)"
+        case .badPackage(let title, let id, let reason):
+            switch reason {
+            case .unreadable(_, let why):
+                "cannot read the package of \(title) (\(why)); run `shelf download \(id)` to fetch it again"
+            case .corrupt(_, let why):
+                "the package of \(title) is not a readable zip or tar archive (\(why)); run `shelf download \(id)` to "
+                    + "fetch it again, and tell the library if it goes on"
+            default: "cannot use the package of \(title): \(reason)"
+            }
         case .linkGone(let url, let status):
             "the library no longer serves the title at \(Redaction.url(url)) (\(status)); run `shelf sync` to refresh its "
                 + "links, then download it again"

@@ -80,6 +80,9 @@ extension FulfilmentService {
         let extracted: ExtractionReport
         do {
             extracted = try ArchiveExtractor().extract(archive, into: target)
+        } catch let error as ArchiveError {
+            try? FileManager.default.removeItem(at: archive)
+            throw FulfilmentError.badPackage(title: summary.title, id: summary.shortID, error)
         } catch {
             try? FileManager.default.removeItem(at: archive)
             throw error

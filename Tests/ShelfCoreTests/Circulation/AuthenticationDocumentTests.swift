@@ -45,7 +45,7 @@ private let hasRealAuth = FileManager.default.fileExists(atPath: realAuth.path)
         let bad = try document("example_bad_authentication.json")
         #expect(bad.flows.isEmpty)
         #expect(bad.warnings == ["sign-in method 1 has no type; ignored"])
-        #expect(throws: CirculationError.malformedAuthDocument(url: "lib", reason: "it lists no sign-in method")) {
+        #expect(throws: CirculationError.authDocumentLacks(library: "lib", what: "lists no sign-in method")) {
             try SignIn.flow(in: bad, library: "lib")
         }
         // A link without href and a missing id do not stop a usable basic flow.
