@@ -100,7 +100,7 @@ extension Shelf {
             if manager, !present.isEmpty { try UserManager.systemctl(["disable", "--now", SyncSchedule.timerName]) }
             for file in present {
                 do { try FileManager.default.removeItem(at: file) } catch {
-                    throw ScheduleError.files(path: file.path, reason: error.localizedDescription)
+                    throw ScheduleError.cannotRemove(path: file.path, reason: error.localizedDescription)
                 }
             }
             if manager, !present.isEmpty { try UserManager.systemctl(["daemon-reload"]) }

@@ -17,6 +17,10 @@ public enum CirculationError: ShelfFailure, Equatable {
     case passwordRejected(library: String)
     case unsupportedAuth(library: String, types: [String])
     case malformedAuthDocument(url: String, reason: String)
+    /// The authentication document the catalog links to does not come (`shelf login` is what fetches it).
+    case authDocumentUnavailable(url: String, status: Int)
+    /// The token a card-and-PIN sign-in exchanges for is missing or unusable in the library's answer.
+    case malformedTokenResponse(url: String, reason: String)
     /// The library's authentication document (where it is, not known here) lacks what signing in needs.
     case authDocumentLacks(library: String, what: String)
     case noAuthDocument(library: String)
@@ -43,7 +47,8 @@ public enum CirculationError: ShelfFailure, Equatable {
             .credentialsForAnotherURL: .notPermitted
         case .signInNeeded: .needsSignIn
         case .unsupportedAuth: .unsupportedAuth
-        case .malformedAuthDocument, .authDocumentLacks, .notAnEntry: .badData
+        case .malformedAuthDocument, .authDocumentLacks, .notAnEntry, .malformedTokenResponse: .badData
+        case .authDocumentUnavailable(_, let status): status >= 500 ? .serverError : .noSuchPage
         case .noAuthDocument: .nothingToSignIn
         case .noTerminal, .confirmationNeeded: .usage
         case .loanLimit: .loanLimit
@@ -74,6 +79,14 @@ public enum CirculationError: ShelfFailure, Equatable {
                 + "which shelf cannot do from a terminal; only library card and PIN sign-in is supported"
         case .malformedAuthDocument(let url, let reason):
             "the library's authentication document at \(Redaction.url(url)) is malformed (\(reason)); try again later or tell the library"
+        case .authDocumentUnavailable(let url, let status) where status >= 500:
+            "the library's sign-in document \(Redaction.url(url)) answered \(status); try `shelf login` again later"
+        case .authDocumentUnavailable(let url, let status):
+            "the library's sign-in document \(Redaction.url(url)) answered \(status): its catalog links to a document it "
+                + "does not serve; tell the library (`shelf sync` and `shelf login` again once it is mended)"
+        case .malformedTokenResponse(let url, let reason):
+            "the library's sign-in service \(Redaction.url(url)) sent no usable token (\(reason)); try `shelf login` "
+                + "again later, or tell the library"
         case .authDocumentLacks(let library, let what):
             "\(library)'s authentication document \(what); shelf cannot sign in there: tell the library"
         case .noAuthDocument(let library):

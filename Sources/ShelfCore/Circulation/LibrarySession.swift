@@ -208,12 +208,12 @@ public final class LibrarySession: Sendable {
                 reason: ProblemDocument.parse(response.body)?.text ?? "the token endpoint answered \(response.status)")
         }
         if let limit = InputLimit.jsonViolation(in: response.body) {
-            throw CirculationError.notAnEntry(url: endpoint.absoluteString, reason: limit.reason())
+            throw CirculationError.malformedTokenResponse(url: endpoint.absoluteString, reason: limit.reason())
         }
         guard let object = try? JSONSerialization.jsonObject(with: response.body) as? [String: Any],
             let token = object["access_token"] as? String, !token.isEmpty
         else {
-            throw CirculationError.notAnEntry(url: endpoint.absoluteString, reason: "no access_token in the token response")
+            throw CirculationError.malformedTokenResponse(url: endpoint.absoluteString, reason: "no access_token in it")
         }
         let lifetime = (object["expires_in"] as? NSNumber)?.doubleValue ?? 3600
         var renewed = credentials

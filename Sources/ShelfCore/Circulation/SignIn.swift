@@ -30,7 +30,7 @@ public enum SignIn {
         if let url = candidates.first {
             let response = try http.request(url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"])
             guard (200..<300).contains(response.status) else {
-                throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
+                throw CirculationError.authDocumentUnavailable(url: url.absoluteString, status: response.status)
             }
             return .document(try AuthenticationDocument.parse(response.body, url: URL(string: response.url) ?? url))
         }

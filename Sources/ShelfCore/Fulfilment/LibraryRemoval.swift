@@ -52,8 +52,8 @@ public struct LibraryRemoval: Sendable {
             do {
                 try FileManager.default.removeItem(at: path)
             } catch {
-                throw StoreError.failed(reason: "cannot remove \(path.path): \(error.localizedDescription); "
-                    + "its sign-in was erased, run `shelf library remove \(name)` again")
+                throw StoreError.files("cannot remove \(path.path): \(error.localizedDescription); "
+                    + "its sign-in was erased: fix the folder's permissions and run `shelf library remove \(name)` again")
             }
         }
         try store.removeLibrary(name: name)

@@ -65,19 +65,24 @@ public enum ScheduleError: ShelfFailure, Equatable {
     case systemctl(command: String, message: String)
     /// The interval cannot be written as a crontab line.
     case notCronable(SyncInterval)
-    /// The unit files could not be written or removed.
+    /// The unit files could not be written.
     case files(path: String, reason: String)
+    /// A unit file could not be removed (`shelf schedule --remove`).
+    case cannotRemove(path: String, reason: String)
 
     public var exitCode: ShelfExit { .scheduleFailed }
 
     public var description: String {
         switch self {
+        case .systemctl(let command, let message) where command.contains(" disable "):
+            "`\(command)` failed: \(message); the timer may still run (`systemctl --user list-timers` shows it)"
         case .systemctl(let command, let message):
             "`\(command)` failed: \(message); the timer is not enabled (see `journalctl --user -xe`)"
         case .notCronable(let interval):
             "cron cannot run something every \(interval); pick minutes that divide an hour (5m, 10m, 15m, 20m, 30m) "
                 + "or hours that divide a day (1h, 2h, 3h, 4h, 6h, 8h, 12h, 1d)"
         case .files(let path, let reason): "cannot write \(path): \(reason)"
+        case .cannotRemove(let path, let reason): "cannot remove \(path): \(reason); remove it by hand"
         }
     }
 }

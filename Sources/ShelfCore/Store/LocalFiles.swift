@@ -52,7 +52,9 @@ public struct LocalFiles: Sendable {
             do {
                 try FileManager.default.removeItem(at: path)
             } catch {
-                throw StoreError.failed(reason: "cannot remove \(path.path): \(error.localizedDescription)")
+                throw StoreError.files(
+                    "cannot remove \(path.path): \(error.localizedDescription); fix the folder's permissions and try again "
+                        + "(`shelf sync` finishes a removal left half-way)")
             }
         }
     }

@@ -7,6 +7,9 @@ public enum StoreError: ShelfFailure, Equatable {
     case corrupt(path: String, reason: String)
     case locked(path: String)
     case failed(reason: String)
+    /// A file or folder of shelf's home (not the database) could not be made, written or removed: the line says
+    /// which, why, and what to do.
+    case files(String)
     /// SQLite could not write because the disk is full; `mountPoint` names the disk.
     case diskFull(path: String, mountPoint: String)
     case noLibrary
@@ -19,7 +22,7 @@ public enum StoreError: ShelfFailure, Equatable {
 
     public var exitCode: ShelfExit {
         switch self {
-        case .cannotOpen, .corrupt, .failed: .storeFailure
+        case .cannotOpen, .corrupt, .failed, .files: .storeFailure
         case .locked: .storeLocked
         case .diskFull: .diskFull
         case .noLibrary: .configuration
@@ -39,6 +42,7 @@ public enum StoreError: ShelfFailure, Equatable {
             "the database \(path) is damaged (\(reason)); move it aside and run `shelf sync` to rebuild it from the library"
         case .locked(let path): "the database \(path) is locked by another process; try again when it finishes"
         case .failed(let reason): "database error: \(reason)"
+        case .files(let line): line
         case .diskFull(let path, let mountPoint):
             "the disk at \(mountPoint) is full: cannot write \(path); free some space there and try again (nothing was changed)"
         case .noLibrary: "no library yet: add one with `shelf library add NAME URL` (or try `shelf demo`)"

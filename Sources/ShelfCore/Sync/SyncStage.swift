@@ -34,7 +34,8 @@ final class SyncStage: @unchecked Sendable {
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         } catch {
-            throw StoreError.failed(reason: "cannot make \(directory.path): \(error.localizedDescription)")
+            throw StoreError.files("cannot make \(directory.path) to keep the fetched pages in: "
+                + "\(error.localizedDescription); fix its folder's permissions and sync again (nothing was changed)")
         }
     }
 
@@ -54,7 +55,8 @@ final class SyncStage: @unchecked Sendable {
             if DiskSpace.isNearlyFull(directory.path) {
                 throw StoreError.diskFull(path: directory.path, mountPoint: DiskSpace.mountPoint(of: directory.path))
             }
-            throw StoreError.failed(reason: "cannot keep a fetched page in \(directory.path): \(error.localizedDescription)")
+            throw StoreError.files("cannot keep a fetched page in \(directory.path): \(error.localizedDescription); "
+                + "fix its folder's permissions and sync again (nothing was changed)")
         }
         return StagedDocument(file: file, baseURL: baseURL, contentType: contentType)
     }

@@ -15,13 +15,15 @@ import Testing
         var loans: URL { URL(string: "loans/", relativeTo: url)!.absoluteURL }
 
         /// Stores the demo patron's card (with `password`) for the basic-token flow, or for Basic.
-        func signIn(password: String = "1234", token: Bool = true) throws -> LibrarySession {
+        func signIn(password: String = "1234", token: Bool = true, configuration: HTTPConfiguration = HTTPConfiguration())
+            throws -> LibrarySession
+        {
             let stored = Credentials(
                 authType: token ? AuthenticationDocument.basicTokenType : AuthenticationDocument.basicType,
                 username: "demo", password: password,
                 authenticateURL: token ? URL(string: "patrons/me/token/", relativeTo: url)!.absoluteString : nil)
             try credentials.save(stored, for: library.name)
-            return try LibrarySession(library: library, credentialStore: credentials, configuration: HTTPConfiguration())
+            return try LibrarySession(library: library, credentialStore: credentials, configuration: configuration)
         }
     }
 
@@ -87,7 +89,10 @@ import Testing
 
     @Test func requestsRunSideBySideAndNeverHoldTheLock() async throws {
         try await withLibrary { fixture in
-            let session = try fixture.signIn(token: false)
+            // Held requests must not be given up however long the second takes to arrive on a busy machine.
+            var patient = HTTPConfiguration()
+            patient.stallTimeout = 600
+            let session = try fixture.signIn(token: false, configuration: patient)
             // Requests are held at the library's door until it opens: both get there only if the session lets them
             // go side by side.
             await fixture.server.state.closeGate()
