@@ -35,7 +35,8 @@ struct StepJournal {
     }()
 
     /// Starts recording the changes of the step that `db`'s transaction begins. The corresponding C functions are
-    /// `sqlite3session_create` and `sqlite3session_attach` (every table with a primary key, which is all of them).
+    /// `sqlite3session_create` and `sqlite3session_attach` (every table with a primary key, which is all of them;
+    /// a first sync's filter leaves out the title tables).
     mutating func begin(_ db: Database) throws {
         if step == 0, let library = firstSyncOf {
             // Written in the first step's transaction, before anything is recorded: it commits with that step.
@@ -101,8 +102,8 @@ struct StepJournal {
     struct Undone: Equatable {
         /// Steps whose changes were undone.
         var steps = 0
-        /// Steps left as they were because the patron has acted on a title they added (a position, a bookmark, a
-        /// download, a loan): undoing them would take that away.
+        /// Steps (and a first sync's titles) left as they were because the patron has acted on a title they added (a
+        /// position, a bookmark, a download, a loan): undoing them would take that away.
         var kept = 0
     }
 

@@ -80,6 +80,21 @@ private let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
         return summary
     }
 
+    /// A sync of `fixture` killed just before its commit (a copy of the home), then 42 s of Jane Eyre listened to
+    /// in that copy: the killed home, its store, the library and Jane Eyre there.
+    private func killedThenListenedToJane(_ fixture: SyncFixture) throws -> (TestHome, Store, Library, EditionRef) {
+        let killed = TestHome()
+        _ = try syncCopying(fixture, into: killed)
+        let store = try Store(home: killed.home, busyTimeout: 0.3)
+        let library = try store.library(named: "demo")
+        let jane = try store.resolveEdition(janeEyre, in: library)
+        try store.savePosition(
+            ListeningPosition(part: 0, seconds: 42, readingOrderItem: "part-1", device: try store.deviceID(),
+                              deviceName: nil, at: Date()),
+            of: jane, percent: 5, finished: false)
+        return (killed, store, library, jane)
+    }
+
     @Test func aSyncKilledBeforeItsCommitIsUndoneAndTheNextSyncTellsEverythingOnce() async throws {
         try await SyncFixture.with { fixture in
             try await changedLibrary(fixture)
@@ -113,16 +128,8 @@ private let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
     @Test func aTitleThePatronListenedToAfterTheKillStaysWithItsPosition() async throws {
         try await SyncFixture.with { fixture in
             try await changedLibrary(fixture)
-            let killed = TestHome()
-            _ = try syncCopying(fixture, into: killed)
             // After the kill the patron found Jane Eyre, back in the catalog, and listened a little.
-            let killedStore = try Store(home: killed.home, busyTimeout: 0.3)
-            let library = try killedStore.library(named: "demo")
-            let jane = try killedStore.resolveEdition(janeEyre, in: library)
-            try killedStore.savePosition(
-                ListeningPosition(part: 0, seconds: 42, readingOrderItem: "part-1", device: try killedStore.deviceID(),
-                                  deviceName: nil, at: Date()),
-                of: jane, percent: 5, finished: false)
+            let (killed, killedStore, library, jane) = try killedThenListenedToJane(fixture)
 
             let undone = try killedStore.undoUnfinished(SyncEngine.journal)
             // The step that brought her back stays (and the steps before it are undone), so her position still
@@ -165,15 +172,7 @@ private let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
     @Test func aFirstSyncKilledKeepsTheTitleThePatronListenedToSince() async throws {
         try await SyncFixture.with { fixture in
             try fixture.signIn()
-            let killed = TestHome()
-            _ = try syncCopying(fixture, into: killed)
-            let killedStore = try Store(home: killed.home, busyTimeout: 0.3)
-            let library = try killedStore.library(named: "demo")
-            let jane = try killedStore.resolveEdition(janeEyre, in: library)
-            try killedStore.savePosition(
-                ListeningPosition(part: 0, seconds: 42, readingOrderItem: "part-1", device: try killedStore.deviceID(),
-                                  deviceName: nil, at: Date()),
-                of: jane, percent: 5, finished: false)
+            let (killed, killedStore, library, jane) = try killedThenListenedToJane(fixture)
 
             let undone = try killedStore.undoUnfinished(SyncEngine.journal)
             #expect(undone.kept == 1, "\(undone)")
