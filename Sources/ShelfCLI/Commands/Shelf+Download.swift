@@ -56,33 +56,9 @@ extension Shelf {
                 if !yes && Prompt.hasTerminal && Output.isTTY {
                     run.confirmLarge = { Prompt.confirm("This download is \($0 / 1_048_576) MB. Download it?") ?? false }
                 }
-                let talk = !global.quiet && !output.json
-                let printer = DownloadPrinter(talk: talk, json: output.json)
-                var reports: [DownloadReport] = []
                 let named = try id.map { try global.resolve($0, store: store, library: library) }
-                do {
-                    if let named {
-                        let outcome = try run.named(named, priority: QueuePriority(rawValue: priority) ?? .normal)
-                        if case .failed(let failure) = outcome.result { throw failure }
-                        if case .busy(let failure) = outcome.result { throw failure }
-                        bar.finish()
-                        printer.print(outcome)
-                        reports = outcome.report.map { [$0] } ?? []
-                    } else {
-                        printer.leftOut(archived: try run.archivedCount())
-                        let outcomes = try run.drain(.loans) { bar.finish(); printer.print($0) }
-                        if outcomes.isEmpty && talk { Output.line("Nothing to download.") }
-                        reports = outcomes.compactMap(\.report)
-                    }
-                } catch DownloadError.interrupted(let signal) {
-                    bar.finish()
-                    // The queue keeps the title as it was, to resume next time.
-                    printer.interrupted(try? named.map { try store.summary(of: $0) })
-                    throw ExitCode(128 + signal)
-                }
-                if let failure = printer.firstFailure {
-                    throw ReportedFailure(message: failure.message, exit: failure.exit, partial: "downloads", reports)
-                }
+                let reports = try DownloadPrinter(talk: !global.quiet && !output.json, json: output.json).run(
+                    run, named: named, priority: QueuePriority(rawValue: priority) ?? .normal, bar: bar, store: store)
                 if output.json { try Output.json(reports) }
             }
         }

@@ -55,32 +55,8 @@ extension Shelf {
                 let bar = ProgressBar(enabled: talk && Output.useColor)
                 if talk { refresh.progress = { bar.show($0) } }
                 refresh.notifier = { EventTeller.notify($0, store: store, home: global.resolvedHome) }
-                let printer = RefreshPrinter(talk: talk, json: output.json)
-                var summaries: [SyncSummary] = []
-                var firstFailure: (any ShelfFailure)?
-                for library in libraries {
-                    let prefix = libraries.count > 1 ? "\(library.name): " : ""
-                    do {
-                        summaries.append(try refresh.run(library))
-                        bar.finish()
-                        printer.print(summaries[summaries.count - 1], prefix: prefix)
-                    } catch DownloadError.interrupted(let signal) {
-                        bar.finish()
-                        Output.error(RefreshPrinter.interrupted)
-                        throw ExitCode(128 + signal)
-                    } catch let failure as ShelfFailure {
-                        // Under --quiet a library already known to be failing says nothing more until it recovers.
-                        if !global.quiet || refresh.lastTransition?.isNews ?? true {
-                            Output.error("shelf: \(prefix)\(failure.description)")
-                        }
-                        firstFailure = firstFailure ?? failure
-                        if case SyncError.busy = failure { break }
-                    }
-                }
-                if let firstFailure {
-                    throw ReportedFailure(
-                        message: firstFailure.description, exit: firstFailure.exitCode, partial: "synced", summaries)
-                }
+                let summaries = try RefreshPrinter(talk: talk, json: output.json)
+                    .run(libraries, refresh, bar: bar, quiet: global.quiet)
                 if output.json && !global.quiet { try Output.json(summaries) }
             }
         }
