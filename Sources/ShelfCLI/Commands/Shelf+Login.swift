@@ -23,7 +23,8 @@ extension Shelf {
                 standard input on a shared machine.
 
                 The credentials are checked with the library before they are stored, in a file only you can read \
-                ($XDG_STATE_HOME/shelf/credentials, or inside --home), with the library's URL: they are sent to \
+                ($XDG_STATE_HOME/shelf/credentials, or inside --home; shelf refuses to write there when that folder \
+                is a link or another user's), with the library's URL: they are sent to \
                 that URL's library only, and a library pointed at another URL (or removed and added again) needs \
                 `shelf login` again. Credentials the library later refuses are erased, and shelf says to sign in \
                 again. Libraries that sign in through a web page (SAML, OpenID Connect, OAuth) are not supported \

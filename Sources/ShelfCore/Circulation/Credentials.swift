@@ -98,7 +98,10 @@ public struct CredentialStore: Sendable {
     public func load(_ library: String) throws(CirculationError) -> Credentials? {
         let path = file(for: library).path
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard lstat(path, &info) == 0 else { return nil }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw .credentialsFile(path: path, reason: "is not a plain file (a link?); refusing to use it (remove it and `shelf login` again)")
+        }
         guard info.st_uid == getuid() else {
             throw .credentialsFile(path: path, reason: "owned by another user; refusing to use it (remove it and `shelf login` again)")
         }
@@ -109,7 +112,9 @@ public struct CredentialStore: Sendable {
             warn?("credentials file \(path) was readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); fixed to 600")
         }
         do {
-            let data = try Data(contentsOf: file(for: library))
+            let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            let data = try FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).readToEnd() ?? Data()
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .secondsSince1970
             return try decoder.decode(Credentials.self, from: data)
@@ -118,30 +123,67 @@ public struct CredentialStore: Sendable {
         }
     }
 
-    /// Writes the credentials: a private temporary file, flushed, then renamed over the old one.
+    /// Writes the credentials: a new private file under a name no one can guess, created only if nothing is there
+    /// (`O_EXCL`, `O_NOFOLLOW`), in a folder checked to be shelf's own (`privateDirectory`), flushed, then renamed
+    /// over the old one. A planted link is never written through.
     public func save(_ credentials: Credentials, for library: String) throws(CirculationError) {
         let target = file(for: library)
+        let folder = try privateDirectory()
+        defer { close(folder) }
         do {
-            try FileManager.default.createDirectory(
-                at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-            _ = chmod(directory.path, 0o700)
             let encoder = JSONEncoder()
             encoder.dateEncodingStrategy = .secondsSince1970
             encoder.outputFormatting = [.sortedKeys]
             let data = try encoder.encode(credentials)
-            let temporary = directory.appendingPathComponent(".\(library).\(getpid()).tmp")
-            let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+            let temporary = ".\(library).\(UUID().uuidString).tmp"
+            let descriptor = openat(folder, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            // Whatever the umask: only the patron may read it.
+            let moded = fchmod(descriptor, 0o600)
             let written = data.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
             let synced = fsync(descriptor)
             close(descriptor)
-            guard written == data.count, synced == 0, rename(temporary.path, target.path) == 0 else {
-                unlink(temporary.path)
+            guard moded == 0, written == data.count, synced == 0,
+                renameat(folder, temporary, folder, target.lastPathComponent) == 0
+            else {
+                unlinkat(folder, temporary, 0)
                 throw POSIXError(.EIO)
             }
         } catch {
             throw .credentialsFile(path: target.path, reason: "cannot be written: \(error.localizedDescription)")
         }
+    }
+
+    /// The credentials folder, opened: made private (700) if missing; refused when it is a link, not a folder, or
+    /// someone else's, since whoever owns it could swap the files shelf writes there. The caller closes it.
+    private func privateDirectory() throws(CirculationError) -> Int32 {
+        let path = directory.path
+        if mkdir(path, 0o700) != 0 && errno != EEXIST {
+            let why = String(cString: strerror(errno))
+            // The home itself may be missing still.
+            guard (try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                            attributes: [.posixPermissions: 0o700])) != nil
+            else { throw .credentialsFile(path: path, reason: "cannot be made: \(why)") }
+        }
+        let folder = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else {
+            throw .credentialsFile(
+                path: path, reason: errno == ELOOP || errno == ENOTDIR
+                    ? "is a link or not a folder; refusing to write sign-ins there (remove it and `shelf login` again)"
+                    : "cannot be opened: \(String(cString: strerror(errno)))")
+        }
+        var info = stat()
+        guard fstat(folder, &info) == 0, info.st_uid == getuid() else {
+            close(folder)
+            throw .credentialsFile(
+                path: path, reason: "belongs to another user; refusing to write sign-ins there (remove it and `shelf login` again)")
+        }
+        // Kept private on every write, whatever made it otherwise.
+        if info.st_mode & 0o077 != 0 && fchmod(folder, 0o700) != 0 {
+            close(folder)
+            throw .credentialsFile(path: path, reason: "is open to others and cannot be made private")
+        }
+        return folder
     }
 
     /// Erases the credentials; true when there were any.

@@ -51,6 +51,82 @@ import Testing
         }
     }
 
+    private static let secret = Credentials(
+        authType: AuthenticationDocument.basicTokenType, username: "23333012345678", password: "9731",
+        authenticateURL: "http://127.0.0.1:1/token", token: "tok")
+
+    /// A file outside the home, where a planted link would send the secret.
+    private static func victim(_ test: TestHome) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-victim-\(UUID().uuidString)")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: Data(), attributes: [.posixPermissions: 0o644]))
+        return file
+    }
+
+    @Test func aLinkPlantedWhereTheSecretIsWrittenReceivesNothing() throws {
+        let test = TestHome()
+        let store = CredentialStore(home: test.home)
+        let victim = try Self.victim(test)
+        defer { try? FileManager.default.removeItem(at: victim) }
+        try FileManager.default.createDirectory(at: store.directory, withIntermediateDirectories: true)
+        // At the temporary name shelf used to write through, and at the file itself.
+        try FileManager.default.createSymbolicLink(
+            at: store.directory.appendingPathComponent(".demo.\(getpid()).tmp"), withDestinationURL: victim)
+        try FileManager.default.createSymbolicLink(at: store.file(for: "demo"), withDestinationURL: victim)
+        try store.save(Self.secret, for: "demo")
+        #expect(try Data(contentsOf: victim).isEmpty)
+        #expect(try store.load("demo") == Self.secret)
+        // A link put in its place later is refused, not followed.
+        try FileManager.default.removeItem(at: store.file(for: "demo"))
+        try FileManager.default.createSymbolicLink(at: store.file(for: "demo"), withDestinationURL: victim)
+        #expect {
+            _ = try store.load("demo")
+        } throws: { error in
+            (error as? CirculationError)?.description.contains("is not a plain file (a link?); refusing to use it") == true
+        }
+    }
+
+    @Test func aCredentialsFolderThatIsALinkIsRefusedAndItsTargetLeftAlone() throws {
+        let test = TestHome()
+        let store = CredentialStore(home: test.home)
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-elsewhere-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+        defer { try? FileManager.default.removeItem(at: elsewhere) }
+        try FileManager.default.createDirectory(at: test.directory, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: store.directory, withDestinationURL: elsewhere)
+        #expect {
+            try store.save(Self.secret, for: "demo")
+        } throws: { error in
+            (error as? CirculationError)?.description.contains("is a link or not a folder; refusing to write sign-ins there") == true
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path).isEmpty)
+        let mode = try FileManager.default.attributesOfItem(atPath: elsewhere.path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o755)
+    }
+
+    /// Two real users: another user who can write to the home makes the credentials folder and plants a link in it.
+    @Test(.enabled(if: getuid() == 0, "acting as a second user (runuser -u nobody) needs root"))
+    func anotherUsersCredentialsFolderIsRefused() throws {
+        let test = TestHome()
+        let store = CredentialStore(home: test.home)
+        let victim = try Self.victim(test)
+        defer { try? FileManager.default.removeItem(at: victim) }
+        try FileManager.default.createDirectory(at: test.directory, withIntermediateDirectories: true)
+        #expect(chmod(test.directory.path, 0o777) == 0)
+        let planter = Process()
+        planter.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+        planter.arguments = ["-u", "nobody", "--", "sh", "-c",
+                             "mkdir -m 777 \"$1\" && ln -s \"$2\" \"$1/demo.json\"", "sh", store.directory.path, victim.path]
+        try planter.run()
+        planter.waitUntilExit()
+        #expect(planter.terminationStatus == 0)
+        #expect {
+            try store.save(Self.secret, for: "demo")
+        } throws: { error in
+            (error as? CirculationError)?.description.contains("belongs to another user; refusing to write sign-ins there") == true
+        }
+        #expect(try Data(contentsOf: victim).isEmpty)
+    }
+
     @Test func credentialsLiveInTheStateDirectoryUnlessAHomeIsGiven() {
         let xdg = Home.resolve(explicit: nil, environment: ["HOME": "/h", "XDG_STATE_HOME": "/state"])
         #expect(xdg.credentials.path == "/state/shelf/credentials")
