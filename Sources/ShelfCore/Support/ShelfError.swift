@@ -82,6 +82,8 @@ public enum NetworkError: ShelfFailure, Equatable {
     case truncated(url: String, reason: String)
     case tooLarge(url: String, limit: Int64)
     case unsupportedURL(String)
+    /// A redirect to something that is not a web address (`file:`, `ftp:`…), refused.
+    case redirectRefused(from: String, to: String)
     case transfer(url: String, reason: String)
     /// libcurl (opened when the first request is made) could not be loaded: the installation is broken.
     case libraryMissing(String)
@@ -95,7 +97,7 @@ public enum NetworkError: ShelfFailure, Equatable {
             case 404, 410: .noSuchPage
             default: .serverError
             }
-        case .tls, .tooManyRedirects: .protocolError
+        case .tls, .tooManyRedirects, .redirectRefused: .protocolError
         case .truncated, .transfer, .rateLimited: .serverError
         case .tooLarge: .badData
         case .unsupportedURL: .usage
@@ -119,6 +121,9 @@ public enum NetworkError: ShelfFailure, Equatable {
         case .truncated(let url, let reason): "the response from \(url) was cut short (\(reason)); try again"
         case .tooLarge(let url, let limit): "the response from \(url) is larger than \(limit / 1_048_576) MB; refusing it"
         case .unsupportedURL(let url): "not an http(s) URL: \(url)"
+        case .redirectRefused(let from, let to):
+            "\(Redaction.url(from)) redirects to \(Redaction.url(to)), which is not a web address (http or https); "
+                + "shelf does not follow it: the library's server is misconfigured"
         case .libraryMissing(let reason): "\(reason); install Debian's libcurl4 (Scripts/setup does)"
         case .transfer(let url, let reason): "transfer from \(url) failed: \(reason)"
         }

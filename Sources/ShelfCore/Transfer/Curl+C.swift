@@ -319,6 +319,14 @@ final class CurlEasy: @unchecked Sendable {
         return code
     }
 
+    /// Where the last response's redirect led, when it was not followed. The corresponding C function is
+    /// `curl_easy_getinfo(CURLINFO_REDIRECT_URL)`.
+    func redirectURL() -> String? {
+        var pointer: UnsafeMutablePointer<CChar>?
+        guard CCurl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &pointer) == CURLE_OK else { return nil }
+        return pointer.map { String(cString: $0) }
+    }
+
     /// The URL after redirects. The corresponding C function is `curl_easy_getinfo(CURLINFO_EFFECTIVE_URL)`.
     func effectiveURL() throws(CurlFailure) -> String? {
         var pointer: UnsafeMutablePointer<CChar>?

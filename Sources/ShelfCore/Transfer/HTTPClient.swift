@@ -132,7 +132,11 @@ public final class HTTPClient: Sendable {
                 if error.isCutShort {
                     throw .truncated(url: urlString, reason: "connection closed after \(bytes) bytes: \(error.message)")
                 }
-                if error.isUnsupportedProtocol { throw .unsupportedURL(urlString) }
+                if error.isUnsupportedProtocol {
+                    // A redirect to file:, ftp: and the like: name where it led (the request's own URL was http).
+                    let target = easy.redirectURL() ?? (try? easy.effectiveURL()).flatMap { $0 == urlString ? nil : $0 }
+                    throw target.map { .redirectRefused(from: urlString, to: $0) } ?? .unsupportedURL(urlString)
+                }
                 throw .transfer(url: urlString, reason: error.message)
             }
             let status: Int

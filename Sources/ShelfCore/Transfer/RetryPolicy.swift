@@ -101,18 +101,23 @@ extension RetryPolicy {
         /// An answer that is not worth another try: a success or a lasting failure, for the caller to read.
         case answered(HTTPResponse)
         /// The policy was spent (`delay(afterAttempt:retryAfter:waited:)`) after `attempts` tries and `waited`
-        /// seconds of waiting, on this failure.
+        /// seconds in all, the attempts' own time included (a stalled attempt counts as long as it stalled).
         case spent(attempts: Int, waited: TimeInterval, last: Failure)
     }
 
     /// Runs `request` until it answers with a status that is not transient, or the policy is spent: each transient
     /// status or transient `NetworkError` is waited out (a `Retry-After` honoured) and told to `retrying` with the
-    /// wait first. Any other error `request` throws ends the run at once.
+    /// wait first. Any other error `request` throws ends the run at once. The budget bounds the whole run, the
+    /// attempts' own time with the waits: a server that answers each attempt slowly gets fewer of them.
     public func run(
         retrying: (_ failure: Failure, _ wait: TimeInterval) -> Void, _ request: () throws -> HTTPResponse
     ) throws -> Outcome {
         var attempt = 0
-        var waited: TimeInterval = 0
+        let started = ContinuousClock.now
+        func spent() -> TimeInterval {
+            let elapsed = ContinuousClock.now - started
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        }
         while true {
             attempt += 1
             let failure: Failure
@@ -125,12 +130,11 @@ extension RetryPolicy {
             } catch let error as NetworkError where error.isTransient {
                 failure = .error(error)
             }
-            guard let wait = delay(afterAttempt: attempt, retryAfter: asked, waited: waited) else {
-                return .spent(attempts: attempt, waited: waited, last: failure)
+            guard let wait = delay(afterAttempt: attempt, retryAfter: asked, waited: spent()) else {
+                return .spent(attempts: attempt, waited: spent(), last: failure)
             }
             retrying(failure, wait)
             Thread.sleep(forTimeInterval: wait)
-            waited += wait
         }
     }
 }

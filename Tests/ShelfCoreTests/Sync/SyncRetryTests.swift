@@ -112,4 +112,25 @@ import Testing
         #expect(RetryPolicy.isTransient(status: 503) && RetryPolicy.isTransient(status: 429))
         #expect(!RetryPolicy.isTransient(status: 404) && !RetryPolicy.isTransient(status: 401))
     }
+
+    /// A server that stalls each attempt (a slowloris) is told with the time the attempts took, and the budget
+    /// bounds them: only lower bounds of time are asserted, which a busy machine can only make larger.
+    @Test func stalledAttemptsCountInTheTimeToldAndAgainstTheBudget() throws {
+        let policy = RetryPolicy(maxAttempts: 50, base: 0, cap: 0, budget: 1)
+        let attempts = Counter()
+        let outcome = try policy.run(retrying: { _, _ in }) {
+            attempts.add()
+            Thread.sleep(forTimeInterval: 0.3)
+            throw NetworkError.timedOut(host: "127.0.0.1")
+        }
+        guard case .spent(let tried, let waited, _) = outcome else {
+            Issue.record("not spent: \(outcome)")
+            return
+        }
+        #expect(tried == attempts.value)
+        #expect(waited >= 0.3 * Double(tried), "\(tried) attempts told as \(waited) s")
+        // Without the attempts' own time, 50 attempts of no wait would all be made.
+        #expect(tried <= 5, "\(tried) attempts")
+    }
 }
+

@@ -100,8 +100,17 @@ enum RequestPath: String, CaseIterable, CustomTestStringConvertible, Sendable {
             for target in [secret.absoluteString, "ftp://127.0.0.1:\(url.port!)/", "dict://127.0.0.1:\(url.port!)/"] {
                 let outcome = try await path.fetch(redirects(1, to: target, on: url))
                 #expect(outcome != .body("not for the network"))
-                #expect(outcome.isRefused(saying: path == .client ? "not an http(s) URL" : "not supported or disabled"),
+                // The client names where the redirect led, as a protocol error, not a usage error.
+                #expect(outcome.isRefused(saying: path == .client ? "redirects to \(target), which is not a web address"
+                                                                  : "not supported or disabled"),
                         "\(target): \(outcome)")
+                if path == .client {
+                    #expect {
+                        _ = try HTTPClient().request(redirects(1, to: target, on: url))
+                    } throws: { error in
+                        (error as? NetworkError)?.exitCode == .protocolError
+                    }
+                }
             }
         }
     }
