@@ -43,6 +43,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "CTransferLoader"),
+        // Crash signals another process sends end shelf (the Swift runtime's reporter alone lets it carry on).
+        .target(name: "CCrashGuard"),
         // glibc's allocator knobs (malloc.h), which the Glibc module does not export.
         .systemLibrary(name: "CMalloc"),
         // SQLite's session extension (in Debian's libsqlite3; sqlite3.h hides it): the sync's undo journal.
@@ -65,6 +67,7 @@ let package = Package(
             name: "ShelfCLI",
             dependencies: [
                 "ShelfCore",
+                "CCrashGuard",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -70,7 +70,7 @@ public struct Shelf: AsyncParsableCommand {
 public enum ShelfProgram {
     /// Parses the command line and runs the command; exits the process.
     public static func main() async {
-        MemoryTuning.apply()
+        ProcessSetUp.apply()
         // As `Shelf.main()`, but an error under --json is a JSON object too (shelf(1), JSON OUTPUT).
         do {
             var command = try await Shelf.asyncParseAsRoot(nil)

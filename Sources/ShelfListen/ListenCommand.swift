@@ -53,7 +53,7 @@ public struct ListenCommand: ParsableCommand {
 /// `runListen` for `shelf listen`.
 public enum ListenProgram {
     public static func main() {
-        MemoryTuning.apply()
+        ProcessSetUp.apply()
         // `shelf export` hands over as `shelf-listen --export ARGS`; anything else is the player, as always.
         let arguments = Array(CommandLine.arguments.dropFirst())
         if arguments.first == ExportArguments.programFlag {
@@ -74,7 +74,7 @@ public enum ListenProgram {
 
     /// `shelf listen ARGUMENTS` in `shelf`'s own process; exits with the player's status.
     public static func runListen(_ arguments: [String]) -> Never {
-        MemoryTuning.apply()
+        ProcessSetUp.apply()
         play(arguments)
     }
 
