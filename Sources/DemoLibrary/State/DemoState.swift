@@ -307,6 +307,14 @@ public actor DemoState {
     /// Decides how to answer a request for a crawlable page.
     func plan(page: Int, acceptsGzip: Bool) throws -> PagePlan {
         settle()
+        if switches.endlessPages, page >= pageCount {
+            let titles = titles(onPage: pageCount)
+            let modified = lastModified(page: pageCount, titles: titles)
+            let body = ByteBuffer(string: renderer.crawlablePage(titles, page: page, next: page + 1, updated: modified))
+            var hasher = FNV1a64()
+            body.withUnsafeReadableBytes { hasher.combine($0) }
+            return .page(RenderedPage(body: body, entityTag: hasher.entityTag, lastModified: modified), gzip: false)
+        }
         guard page >= 1, page <= pageCount else { return .notFound(pageCount: pageCount) }
         // A fault that fires a set number of times: the page recovers once they are used up.
         var left = switches.pages[page] ?? PageFaults()

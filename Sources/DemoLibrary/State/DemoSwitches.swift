@@ -127,6 +127,9 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var manifestPartLengths: Bool
     /// Packaged audiobooks are served as a zip's first bytes followed by junk: a package no one can read.
     public var damagedPackages: Bool
+    /// The crawlable feed never ends: its last page links a next page, and every page past it repeats the last
+    /// page's titles and links one more (a server paging for ever).
+    public var endlessPages: Bool
     /// Borrowing answers 500 with a `cannot-issue-loan` problem document and changes nothing.
     public var borrowFails: Bool
     /// Borrowing answers 200 with an HTML page instead of an entry, and changes nothing.
@@ -156,8 +159,10 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         loans: PageFaults = PageFaults(),
         manifests: PageFaults = PageFaults(),
         manifestPartLengths: Bool = false,
-        damagedPackages: Bool = false
+        damagedPackages: Bool = false,
+        endlessPages: Bool = false
     ) {
+        self.endlessPages = endlessPages
         self.manifestPartLengths = manifestPartLengths
         self.damagedPackages = damagedPackages
         self.duplicateLoans = duplicateLoans
@@ -177,6 +182,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
         case malformedAnnotation, duplicateLoans, loans, manifests, manifestPartLengths, damagedPackages
+        case endlessPages
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -196,6 +202,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         manifests = try c.decodeIfPresent(PageFaults.self, forKey: .manifests) ?? PageFaults()
         manifestPartLengths = try c.decodeIfPresent(Bool.self, forKey: .manifestPartLengths) ?? false
         damagedPackages = try c.decodeIfPresent(Bool.self, forKey: .damagedPackages) ?? false
+        endlessPages = try c.decodeIfPresent(Bool.self, forKey: .endlessPages) ?? false
     }
 }
 

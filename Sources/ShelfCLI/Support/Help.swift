@@ -5,7 +5,8 @@ import ShelfCore
 enum Help {
     static let sync = """
         Follows the catalog's pages (rel="next"), asking only for pages that changed (ETag, \
-        Last-Modified). Every page is read and kept on disk before anything is written: if a page fails, nothing \
+        Last-Modified). Once 3 pages in a row bring no title not seen in this sync (a server paging for ever), \
+        their next links are not followed: a warning says where, and nothing is removed that sync. Every page is read and kept on disk before anything is written: if a page fails, nothing \
         changes and the error names the page. Then they are applied in short steps (about 150 ms each, a page \
         with its titles in one), so your other commands (borrow, return, archive, library set, mark, the \
         player) never wait for a slow library; what you borrowed or returned after the sync read your loans \

@@ -142,6 +142,15 @@ final class EntryApplier {
         return db.changesCount
     }
 
+    /// Unlinks from a page just read whole the editions it no longer holds (not seen so far this sync): a later
+    /// sync that hears 304 for the page must not count them as present. Without this, a title a library dropped
+    /// while a guard kept every title (a partial sync) stayed linked to its old page, and was never removed.
+    func unlinkUnseen(fromPage pageID: Int64) throws {
+        try db.cachedStatement(sql: """
+            UPDATE edition SET page_id = NULL WHERE page_id = ? AND id NOT IN (SELECT edition_id FROM temp.seen)
+            """).execute(arguments: [pageID])
+    }
+
     /// Marks editions in the catalog but not seen this sync as removed; returns their titles.
     ///
     /// Titles only browse or search found are not part of the catalog, so never marked removed: those the patron

@@ -468,6 +468,13 @@ enum Migrations {
                 );
                 """)
         }
+        migrator.registerMigration("v20-page-ids-digest") { db in
+            try db.execute(sql: """
+                -- A digest of the ids a page held, in order, when last read whole: a page that answers 304 still
+                -- tells which titles it repeats, so a server paging for ever is stopped at the same page each sync.
+                ALTER TABLE feed_page ADD COLUMN ids_digest INTEGER;
+                """)
+        }
         return migrator
     }
 }

@@ -36,10 +36,12 @@ struct FeedPageRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     var fetchedAt: Double
     /// The feeds the page links to that a crawl follows, one URL a line (nil when none).
     var navigation: String?
+    /// A digest of the ids the page held, in order, when last read whole (`FeedFetcher.stalePages`).
+    var idsDigest: Int64?
 
     enum CodingKeys: String, CodingKey {
         case id, libraryID = "library_id", kind, url, position, etag, lastModified = "last_modified", nextURL = "next_url"
-        case entryCount = "entry_count", fetchedAt = "fetched_at", navigation
+        case entryCount = "entry_count", fetchedAt = "fetched_at", navigation, idsDigest = "ids_digest"
     }
 
     /// Every page a library's last sync read.
@@ -69,10 +71,12 @@ struct FeedPageRecord: Codable, Sendable, FetchableRecord, PersistableRecord {
     }
 
     /// What a page read to its end led to (its next page, the feeds a crawl follows), and how many entries it held.
-    static func finished(_ db: Database, id: Int64, next: String?, entries: Int, navigation: [String] = []) throws {
+    static func finished(
+        _ db: Database, id: Int64, next: String?, entries: Int, navigation: [String] = [], idsDigest: Int64? = nil
+    ) throws {
         try db.execute(
-            sql: "UPDATE feed_page SET next_url = ?, entry_count = ?, navigation = ? WHERE id = ?",
-            arguments: [next, entries, navigation.isEmpty ? nil : navigation.joined(separator: "\n"), id])
+            sql: "UPDATE feed_page SET next_url = ?, entry_count = ?, navigation = ?, ids_digest = ? WHERE id = ?",
+            arguments: [next, entries, navigation.isEmpty ? nil : navigation.joined(separator: "\n"), idsDigest, id])
     }
 
     /// A page the server said is unchanged (304): still part of its feed, perhaps at another place.

@@ -11,6 +11,8 @@ struct KnownPage: Sendable {
     var entries = 0
     /// The feeds the page links to that a crawl follows.
     var navigation: [String] = []
+    /// A digest of the ids it held, in order (nil when read before the digest was kept).
+    var idsDigest: Int64?
 
     static func key(kind: FeedKind, url: String) -> String { kind.rawValue + " " + url }
 }
@@ -23,7 +25,7 @@ enum FetchEvent: Sendable {
     case entries([EntryRecord])
     /// The page's feed-level metadata, known once the whole document has been read, and the feeds it links to
     /// that a crawl follows.
-    case pageEnd(OPDSFeedInfo, count: Int, navigation: [String])
+    case pageEnd(OPDSFeedInfo, count: Int, navigation: [String], idsDigest: Int64)
     /// A page answered 304: what the store has for it is still current.
     case notModified(kind: FeedKind, url: String, position: Int)
     /// Every page was read; `crawlable` is the crawlable feed's URL when the root linked one, `shelf` the loans
@@ -110,6 +112,23 @@ final class FeedFetcher: Sendable {
     let root: URL
     /// Every page URL read this sync (and the root's aliases once a crawl begins).
     let visited = Mutex<Set<String>>([])
+    /// Hashes of the ids of every entry read this sync: a page that brings none new is stale.
+    private let seenIDs = Mutex<Set<Int64>>([])
+    /// Whether no entry read before in this sync had this id (and from now on one has).
+    func firstSeen(_ id: String) -> Bool {
+        var hash = FNV1a()
+        hash.combine(id)
+        return seenIDs.withLock { $0.insert(hash.signed).inserted }
+    }
+
+    /// Digests of the id lists of the pages read this sync (`KnownPage.idsDigest` for those answering 304).
+    private let seenPages = Mutex<Set<Int64>>([])
+
+    /// Feeds whose paging was stopped for bringing nothing new (`CrawlReport.stalled`).
+    let stalled = Mutex<[String]>([])
+    /// Pages in a row of one feed that bring no title not seen this sync, after which its `next` links are no
+    /// longer followed: a server paging for ever (a new `next` on every page) ends here, not at `maxPages`.
+    static let stalePages = 3
     /// Where the pages' documents are kept for the sync to apply once every page was read; with a stage, the
     /// entries are only counted here, not handed on.
     private let stage: SyncStage?
@@ -155,6 +174,11 @@ final class FeedFetcher: Sendable {
                 guard try chain(start: url, kind: .loans, channel: channel) != nil else { return }
                 shelf = href
             }
+            let stalled = self.stalled.withLock { $0 }
+            if !stalled.isEmpty {
+                report = report ?? CrawlReport()
+                report?.stalled = stalled
+            }
             _ = channel.put(.finished(crawlable: crawlable, shelf: shelf, crawl: report))
         } catch {
             _ = channel.put(.failed(error))
@@ -179,6 +203,7 @@ final class FeedFetcher: Sendable {
         var next: URL? = start
         var position = 0
         var own: Set<String> = []
+        var stale = 0
         while let url = next {
             position += 1
             let key = url.absoluteString
@@ -191,11 +216,23 @@ final class FeedFetcher: Sendable {
             if position > maxPages { throw SyncError.tooManyPages(feed: feed, limit: maxPages) }
             _ = visited.withLock { $0.insert(key) }
             own.insert(key)
-            guard let page = try fetch(url: url, kind: kind, position: position, channel: channel) else { return nil }
+            // The loans feed holds titles the catalog had, and a crawl's feeds list each other's: neither is judged
+            // by whether its pages bring titles not seen this sync.
+            let judged = kind != .loans && !crawling
+            guard let page = try fetch(url: url, kind: kind, position: position, judgesStale: judged, channel: channel)
+            else { return nil }
             if position == 1 { walk.info = page.info }
             walk.entries += page.entries
             walk.navigation += page.navigation
             next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
+            // A page answering 304 brought titles when the last sync read it (one that did not is not remembered).
+            stale = judged && !page.notModified && page.fresh == 0 ? stale + 1 : 0
+            if stale >= Self.stalePages, let following = next {
+                let note = "\(feed) page \(position + 1) (\(Redaction.url(following.absoluteString)))"
+                log?("\(feed): \(Self.stalePages) pages in a row brought no title not seen this sync; not following \(note)")
+                stalled.withLock { $0.append(note) }
+                break
+            }
         }
         return walk
     }
@@ -205,10 +242,15 @@ final class FeedFetcher: Sendable {
         var next: String?
         var navigation: [String]
         var entries: Int
+        /// Entries whose id no page read before in this sync had.
+        var fresh = 0
+        var notModified = false
     }
 
 
-    private func fetch(url: URL, kind: FeedKind, position: Int, channel: FetchChannel) throws -> Page? {
+    /// Reads one page into `channel`; `judgesStale` when its feed is one whose paging stops once pages bring
+    /// nothing new (`stalePages`).
+    private func fetch(url: URL, kind: FeedKind, position: Int, judgesStale: Bool, channel: FetchChannel) throws -> Page? {
         let address = url.absoluteString
         let feed = kind.name
         // The loans feed is small and the patron's own: always read whole, never from validators.
@@ -247,7 +289,9 @@ final class FeedFetcher: Sendable {
         }
         if response.status == 304, let stored {
             guard channel.put(.notModified(kind: kind, url: address, position: position)) else { return nil }
-            return Page(info: nil, next: stored.nextURL, navigation: stored.navigation, entries: stored.entries)
+            if let digest = stored.idsDigest { _ = seenPages.withLock { $0.insert(digest) } }
+            return Page(
+                info: nil, next: stored.nextURL, navigation: stored.navigation, entries: stored.entries, notModified: true)
         }
         guard (200..<300).contains(response.status) else {
             if let session, !session.isSignedIn, let needed = SignIn.needed(by: response, library: session.library.name) {
@@ -265,45 +309,61 @@ final class FeedFetcher: Sendable {
         // Keeping the page is this computer's doing (a full disk, a folder it cannot write): said as itself, not as
         // a failure of the library's page.
         let staged = try stage.map { try $0.keep(response, baseURL: base, contentType: contentType) }
-        guard channel.put(.page(
-            kind: kind, url: address, position: position, etag: response.header("etag"),
-            lastModified: response.header("last-modified"), staged: staged))
-        else { return nil }
-        let read: (info: OPDSFeedInfo, count: Int)?
+        let (etag, lastModified) = (response.header("etag"), response.header("last-modified"))
+        if staged == nil {
+            guard channel.put(.page(
+                kind: kind, url: address, position: position, etag: etag, lastModified: lastModified, staged: nil))
+            else { return nil }
+        }
+        let read: (info: OPDSFeedInfo, count: Int, fresh: Int, digest: Int64)?
         do {
             if let staged {
-                read = try Self.read(staged, kind: kind, bounds: bounds, channel: nil)
+                read = try Self.read(staged, kind: kind, bounds: bounds, channel: nil, isNew: firstSeen)
+                // A page that brought no title not seen this sync is not remembered (no validators): the next sync
+                // reads it whole and judges it again, so endless paging stops at the same page every time.
+                // (A first page without entries, a navigation root's, is remembered: it is not paging.)
+                let remembered = !judgesStale || (read?.fresh ?? 0) > 0 || (position == 1 && read?.count == 0)
+                guard channel.put(.page(
+                    kind: kind, url: address, position: position, etag: remembered ? etag : nil,
+                    lastModified: remembered ? lastModified : nil, staged: staged))
+                else { return nil }
             } else {
                 read = try Self.read(
                     StagedDocument(file: response.bodyFile, baseURL: base, contentType: contentType), body: response.body,
-                    kind: kind, bounds: bounds, channel: channel)
+                    kind: kind, bounds: bounds, channel: channel, isNew: firstSeen)
             }
         } catch let error as OPDSParseError {
             throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
         }
-        guard let (info, count) = read else { return nil }
+        guard let (info, count, fresh, digest) = read else { return nil }
         let navigation = crawlLinks(info)
-        guard channel.put(.pageEnd(info, count: count, navigation: navigation)) else { return nil }
-        return Page(info: info, next: info.next?.href, navigation: navigation, entries: count)
+        guard channel.put(.pageEnd(info, count: count, navigation: navigation, idsDigest: digest)) else { return nil }
+        // A page holding exactly the titles of one read before this sync (perhaps answering 304) brings nothing.
+        let repeated = !seenPages.withLock { $0.insert(digest).inserted }
+        return Page(info: info, next: info.next?.href, navigation: navigation, entries: count, fresh: repeated ? 0 : fresh)
     }
 
-    /// Parses one page, handing its entries to `channel` in batches (only counting them without one). Returns nil
-    /// when the writer has gone away.
+    /// Parses one page, handing its entries to `channel` in batches (only counting them without one), and with
+    /// `isNew`, counting those it says no page before had. Returns nil when the writer has gone away.
     static func read(
         _ document: StagedDocument, body: Data = Data(), kind: FeedKind, bounds: CrawlBounds,
-        channel: FetchChannel?
-    ) throws -> (info: OPDSFeedInfo, count: Int)? {
+        channel: FetchChannel?, isNew: ((String) -> Bool)? = nil
+    ) throws -> (info: OPDSFeedInfo, count: Int, fresh: Int, digest: Int64)? {
         var parser = FeedDocument(baseURL: document.baseURL)
         // A crawl follows at most `bounds.feeds` feeds: more links than that are never needed, whatever the feed holds.
         parser.maxNavigation = kind == .loans ? 0 : bounds.feeds + 1
         var batch: [EntryRecord] = []
         batch.reserveCapacity(channel == nil ? 0 : Self.batchSize)
         var count = 0
+        var fresh = 0
+        var ids = FNV1a()
         struct WriterGone: Error {}
         let info: OPDSFeedInfo
         do {
             let onEntry: (OPDSEntry) throws -> Void = { entry in
                 count += 1
+                ids.combine(entry.id)
+                if let isNew, isNew(entry.id) { fresh += 1 }
                 guard let channel else { return }
                 batch.append(EntryRecord(entry))
                 if batch.count == Self.batchSize {
@@ -320,6 +380,6 @@ final class FeedFetcher: Sendable {
             return nil
         }
         if let channel, !batch.isEmpty { guard channel.put(.entries(batch)) else { return nil } }
-        return (info, count)
+        return (info, count, fresh, ids.signed)
     }
 }

@@ -20,6 +20,9 @@ struct CrawlReport: Sendable, Equatable {
     var limit: CrawlLimit?
     /// Feeds skipped because they answered an error status or HTML, each as `url: reason`.
     var skipped: [String] = []
+    /// Feeds whose `next` links stopped being followed because their pages no longer brought titles not seen this
+    /// sync (endless pagination), each as `feed page N (url)`.
+    var stalled: [String] = []
 }
 
 extension FeedFetcher {

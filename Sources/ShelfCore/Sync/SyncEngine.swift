@@ -262,7 +262,8 @@ public final class SyncEngine {
         for page in try FeedPageRecord.all(db, libraryID: libraryID) {
             known[KnownPage.key(kind: page.kind, url: page.url)] = KnownPage(
                 id: page.id!, etag: page.etag, lastModified: page.lastModified, nextURL: page.nextURL,
-                entries: page.entryCount, navigation: page.navigation?.split(separator: "\n").map(String.init) ?? [])
+                entries: page.entryCount, navigation: page.navigation?.split(separator: "\n").map(String.init) ?? [],
+                idsDigest: page.idsDigest)
         }
         return known
     }
@@ -387,9 +388,10 @@ public final class SyncEngine {
                 } else {
                     for entry in batch { entries += count(try applier.apply(entry, pageID: pageID), into: &summary) }
                 }
-            case .pageEnd(let info, let pageEntries, let navigation):
+            case .pageEnd(let info, let pageEntries, let navigation, let digest):
                 try FeedPageRecord.finished(
-                    db, id: pageID, next: info.next?.href, entries: pageEntries, navigation: navigation)
+                    db, id: pageID, next: info.next?.href, entries: pageEntries, navigation: navigation, idsDigest: digest)
+                if !onRootPage && !onLoansPage { try applier.unlinkUnseen(fromPage: pageID) }
                 if onRootPage { rootInfo = info }
                 if !onLoansPage { served += pageEntries }
                 annotationService = info.link(OPDSVocabulary.relAnnotations)?.href ?? annotationService
@@ -438,6 +440,12 @@ public final class SyncEngine {
                 : "its bound of \(bounds.feeds) feed\(bounds.feeds == 1 ? "" : "s") (raise it with `shelf library set \(library.name) --crawl-feeds \(bounds.feeds * 2)`)"
             guards.append(SyncGuard(
                 key: "crawl-bound", text: "the crawl stopped at \(raise); this sync was partial, so titles not seen were kept, not removed"))
+        }
+        for stalled in crawl?.stalled ?? [] {
+            guards.append(SyncGuard(
+                key: "stalled \(stalled)",
+                text: "did not read the \(stalled): the \(FeedFetcher.stalePages) pages before it brought no title not "
+                    + "seen this sync (a server paging for ever?); titles not seen were kept, and nothing was removed this sync"))
         }
         for skipped in crawl?.skipped ?? [] {
             guards.append(SyncGuard(

@@ -87,10 +87,11 @@ final class SyncStage: @unchecked Sendable {
                     guard channel.put(.page(
                         kind: kind, url: url, position: position, etag: etag, lastModified: lastModified, staged: nil))
                     else { return }
-                    guard let (info, count) = try FeedFetcher.read(
+                    guard let (info, count, _, digest) = try FeedFetcher.read(
                         document, kind: kind, bounds: bounds, channel: channel)
                     else { return }
-                    guard channel.put(.pageEnd(info, count: count, navigation: crawlLinks(info))) else { return }
+                    guard channel.put(.pageEnd(info, count: count, navigation: crawlLinks(info), idsDigest: digest))
+                    else { return }
                 }
             }
             let (crawlable, shelf, crawl) = finished ?? (nil, nil, nil)

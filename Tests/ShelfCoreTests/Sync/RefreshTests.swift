@@ -256,4 +256,30 @@ extension SyncFixture {
             #expect(try fixture.store.summary(of: try fixture.edition(sherlock)).entitlement == .loan)
         }
     }
+
+    /// A server paging for ever (a new `next` on every page, repeating titles) is read until its pages stop bringing
+    /// titles not seen this sync, not to the 100,000-page bound: a warning, once an event, and nothing removed.
+    @Test func endlessPaginationEndsWhenPagesStopBringingNewTitles() async throws {
+        try await SyncFixture.with { fixture in
+            _ = try fixture.refresh(download: false)
+            let pages = await fixture.state.pageCount
+            await fixture.state.updateSwitches { $0.endlessPages = true }
+            try await fixture.state.remove(id: warOfTheWorlds)
+            let summary = try fixture.refresh(download: false)
+            // The root, the catalog's own pages, and the stale ones (the last page repeated).
+            #expect(summary.pages <= 1 + pages + FeedFetcher.stalePages, "\(summary.pages) pages")
+            let warning = summary.warnings.first { $0.hasPrefix("did not read the catalog page ") }
+            #expect(warning?.contains("the \(FeedFetcher.stalePages) pages before it brought no title not seen this sync") == true,
+                    "\(summary.warnings)")
+            #expect(summary.removed == 0)
+            #expect(try fixture.store.summary(of: try fixture.edition(warOfTheWorlds)).inCatalog)
+            #expect(summary.events.map(\.kind) == [.syncWarning])
+            // Told once while it lasts; once the feed ends again, the title the library dropped goes.
+            let second = try fixture.refresh(download: false)
+            #expect(second.events.isEmpty, "\(second.events.map(\.text)) \(second.pages) \(second.pagesNotModified)")
+            await fixture.state.updateSwitches { $0.endlessPages = false }
+            let ended = try fixture.refresh(download: false)
+            #expect(ended.removed == 1, "\(ended.line) \(ended.warnings) \(ended.pages)")
+        }
+    }
 }
