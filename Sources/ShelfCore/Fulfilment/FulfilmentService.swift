@@ -179,7 +179,7 @@ public final class FulfilmentService {
                     return DownloadPart(
                         index: part.index, url: url,
                         destination: target.appendingPathComponent(Self.fileName(part)), expectedLength: part.length,
-                        sha256: part.hash?.algorithm == "sha256" ? part.hash?.hex : nil,
+                        sha256: part.hash?.algorithm == "sha256" ? part.hash?.hex : nil, duration: part.duration,
                         headers: acquisition.isFile ? try session.credentialHeaders(for: url) : [:])
                 }
                 // Each part's progress is written at most once a second: a player shows the one it waits for.

@@ -13,18 +13,30 @@ public struct DownloadPart: Sendable, Equatable {
     public var expectedLength: Int64?
     /// The SHA-256 digest (lower-case hex), when the manifest gives one.
     public var sha256: String?
+    /// Seconds of audio, when the manifest states them: without a stated length, the part may hold at most what
+    /// that plays at `DownloadSettings.boundBytesPerSecond`.
+    public var duration: Double?
     public var headers: [String: String]
 
     public init(
         index: Int, url: URL, destination: URL, expectedLength: Int64? = nil, sha256: String? = nil,
-        headers: [String: String] = [:]
+        duration: Double? = nil, headers: [String: String] = [:]
     ) {
         self.index = index
         self.url = url
         self.destination = destination
         self.expectedLength = expectedLength
         self.sha256 = sha256
+        self.duration = duration
         self.headers = headers
+    }
+
+    /// The most bytes the part may hold: its stated length; else what its duration plays at `bytesPerSecond`, with
+    /// 16 MB to spare; else `cap`.
+    func bound(bytesPerSecond: Int64, cap: Int64) -> Int64 {
+        if let expectedLength { return expectedLength }
+        if let duration, duration > 0 { return min(cap, Int64(duration * Double(bytesPerSecond)) + 16 * 1_048_576) }
+        return cap
     }
 }
 
@@ -44,6 +56,13 @@ public struct DownloadSettings: Sendable {
     }
     /// No byte for this long abandons the attempt (and retries).
     public var stallSeconds = 30
+    /// The most bytes a part of unknown length and duration may hold (a server sending for ever is cut off here).
+    public var partCap: Int64 = 4 * 1_073_741_824
+    /// A part of known duration but unknown length may hold what it plays at this rate (2 Mbit/s: more than any
+    /// audiobook's codec, lossless FLAC of speech included), with 16 MB to spare.
+    public var boundBytesPerSecond: Int64 = 256_000
+    /// Free space kept on the disk while a part is written: below it the download stops as on a full disk.
+    public var freeSpaceMargin: Int64 = 64 * 1_048_576
     /// Bytes per second for all transfers together, or nil.
     public var limitRate: Int64?
     public var backoffBase: TimeInterval {
@@ -141,7 +160,9 @@ public final class PartDownloader {
             if let size = Self.completeSize(part) ?? Self.promoteCompletePartFile(part) {
                 results[part.index] = .complete(bytes: size)
             } else {
-                pending.append(Transfer(part: part))
+                pending.append(Transfer(
+                    part: part, bound: part.bound(bytesPerSecond: settings.boundBytesPerSecond, cap: settings.partCap),
+                    margin: settings.freeSpaceMargin))
             }
         }
         try checkDiskSpace(pending.map(\.part))
@@ -403,7 +424,23 @@ private final class Transfer: CurlSink {
     var diskFull = false
     var restartReason: String?
 
-    init(part: DownloadPart) { self.part = part }
+    /// The most bytes the part may hold (`DownloadPart.bound`).
+    let bound: Int64
+    /// Free space kept while writing, looked at every 16 MB written.
+    let margin: Int64
+    private var sinceSpaceCheck = 0
+
+    /// What the part may hold, and why, for a message.
+    private var allowance: String {
+        part.expectedLength.map { "the manifest says \($0)" }
+            ?? "more than a part \(part.duration == nil ? "" : "of its duration ")may hold (\(ByteCountText.of(bound)))"
+    }
+
+    init(part: DownloadPart, bound: Int64, margin: Int64) {
+        self.part = part
+        self.bound = bound
+        self.margin = margin
+    }
 
     var partFile: URL { part.destination.appendingPathExtension("part") }
     private var metaFile: URL { part.destination.appendingPathExtension("part.json") }
@@ -505,6 +542,25 @@ private final class Transfer: CurlSink {
                 offset = 0
             }
             saveValidator()
+            if let total, total > bound {
+                writeFailure = "the server offers \(total) bytes, " + allowance + "; nothing of it was kept"
+                discard()
+                return false
+            }
+        }
+        if offset + received + Int64(bytes.count) > bound {
+            writeFailure = "the server sent more than \(bound) bytes (" + allowance + "); nothing of it was kept"
+            discard()
+            return false
+        }
+        sinceSpaceCheck += bytes.count
+        if sinceSpaceCheck >= 16 * 1_048_576 {
+            sinceSpaceCheck = 0
+            if let free = DiskSpace.available(at: partFile.path), free < margin {
+                diskFull = true
+                writeFailure = "cannot write \(partFile.lastPathComponent): the disk is nearly full"
+                return false
+            }
         }
         // Straight from libcurl's buffer to the file: no copy into a Data per chunk.
         guard let descriptor = handle?.fileDescriptor, var base = bytes.baseAddress else { return bytes.isEmpty }

@@ -252,6 +252,41 @@ private final class DownloadFixture: @unchecked Sendable {
         await fixture.finish()
     }
 
+    /// A part of unknown length and duration may hold at most the cap: a server offering more is refused before a
+    /// byte is written, and nothing is left on disk.
+    @Test func aPartLargerThanItMayHoldIsRefusedBeforeItIsWritten() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        var settings = DownloadFixture.quick
+        settings.partCap = 4096
+        let parts = fixture.parts
+        let results = try await fixture.download(settings, parts: parts)
+        for part in parts {
+            guard case .failed(let reason)? = results[part.index] else {
+                Issue.record("part \(part.index + 1) not refused: \(String(describing: results[part.index]))")
+                continue
+            }
+            #expect(reason.hasPrefix("the server offers ") && reason.hasSuffix(", more than a part may hold (4096 bytes); nothing of it was kept"),
+                    "\(reason)")
+            #expect(!FileManager.default.fileExists(atPath: part.destination.path))
+            #expect(!FileManager.default.fileExists(atPath: part.destination.appendingPathExtension("part").path))
+        }
+        await fixture.finish()
+    }
+
+    @Test func aPartsBoundIsItsLengthElseItsDurationAtTwoMegabitsElseTheCap() {
+        let url = URL(string: "http://127.0.0.1:1/1.mp3")!
+        let file = URL(fileURLWithPath: "/tmp/1.mp3")
+        let cap: Int64 = 4 * 1_073_741_824
+        #expect(DownloadPart(index: 0, url: url, destination: file, expectedLength: 1234, duration: 60)
+            .bound(bytesPerSecond: 256_000, cap: cap) == 1234)
+        #expect(DownloadPart(index: 0, url: url, destination: file, duration: 3600)
+            .bound(bytesPerSecond: 256_000, cap: cap) == 3600 * 256_000 + 16 * 1_048_576)
+        #expect(DownloadPart(index: 0, url: url, destination: file, duration: 100_000)
+            .bound(bytesPerSecond: 256_000, cap: cap) == cap)
+        #expect(DownloadPart(index: 0, url: url, destination: file).bound(bytesPerSecond: 256_000, cap: cap) == cap)
+    }
+
     @Test func aManifestLengthThatDoesNotMatchFailsThePart() async throws {
         let fixture = DownloadFixture()
         try await fixture.start()
