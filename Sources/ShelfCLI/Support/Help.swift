@@ -71,6 +71,13 @@ enum Help {
         does not stop the others, and running the command again resumes. Titles protected by DRM \
         (Findaway, LCP, OverDrive, Feedbooks) are reported, not attempted.
 
+        Every part is bounded. It may hold its manifest's stated length; else what its duration plays at \
+        2 Mbit/s, with 16 MB to spare; else 4 GiB: a server offering or sending more is refused and nothing \
+        of the part is kept. A part arriving slower than 1 KB a second over 2 minutes is cut off and tried \
+        again (not under --limit-rate), and one sending nothing for 30 seconds likewise. While a part is \
+        written, a disk with less than 64 MB free stops the download as a full disk does (exit status 94), \
+        keeping what arrived.
+
         A book offered as one audio file (mp3, m4b, ogg, opus, flac, aac…) or a zip of audio files, \
         as calibre, COPS and other plain servers offer them, is downloaded the same resumable way; \
         `shelf listen` reads its chapters from the file. A part that is not audio, or a zip with no \

@@ -63,6 +63,10 @@ public struct DownloadSettings: Sendable {
     public var boundBytesPerSecond: Int64 = 256_000
     /// Free space kept on the disk while a part is written: below it the download stops as on a full disk.
     public var freeSpaceMargin: Int64 = 64 * 1_048_576
+    /// A part arriving slower than this many bytes a second over `rateWindow` (a server dripping bytes) is cut off
+    /// and tried again, its bytes kept; not under `limitRate`, the patron's own choice of slowness.
+    public var minimumRate: Int64 = 1024
+    public var rateWindow: TimeInterval = 120
     /// Bytes per second for all transfers together, or nil.
     public var limitRate: Int64?
     public var backoffBase: TimeInterval {
@@ -162,7 +166,8 @@ public final class PartDownloader {
             } else {
                 pending.append(Transfer(
                     part: part, bound: part.bound(bytesPerSecond: settings.boundBytesPerSecond, cap: settings.partCap),
-                    margin: settings.freeSpaceMargin))
+                    margin: settings.freeSpaceMargin, minimumRate: settings.limitRate == nil ? settings.minimumRate : 0,
+                    rateWindow: settings.rateWindow))
             }
         }
         try checkDiskSpace(pending.map(\.part))
@@ -436,10 +441,18 @@ private final class Transfer: CurlSink {
             ?? "more than a part \(part.duration == nil ? "" : "of its duration ")may hold (\(ByteCountText.of(bound)))"
     }
 
-    init(part: DownloadPart, bound: Int64, margin: Int64) {
+    /// The slowest a part may arrive, bytes a second over `rateWindow` (0: no floor).
+    let minimumRate: Int64
+    let rateWindow: TimeInterval
+    private var windowStart = Date()
+    private var windowBytes: Int64 = 0
+
+    init(part: DownloadPart, bound: Int64, margin: Int64, minimumRate: Int64, rateWindow: TimeInterval) {
         self.part = part
         self.bound = bound
         self.margin = margin
+        self.minimumRate = minimumRate
+        self.rateWindow = rateWindow
     }
 
     var partFile: URL { part.destination.appendingPathExtension("part") }
@@ -479,6 +492,8 @@ private final class Transfer: CurlSink {
         _ = try? handle.seekToEnd()
         self.handle = handle
         received = 0
+        windowStart = Date()
+        windowBytes = 0
         head = ResponseHead()
         checkedStart = false
         writeFailure = nil
@@ -579,6 +594,16 @@ private final class Transfer: CurlSink {
         }
         received += Int64(bytes.count)
         limiter?.take(bytes.count)
+        // A server dripping bytes keeps the connection alive past the stall timeout: judge the rate too.
+        windowBytes += Int64(bytes.count)
+        let elapsed = Date().timeIntervalSince(windowStart)
+        if minimumRate > 0, elapsed >= rateWindow {
+            if Double(windowBytes) < Double(minimumRate) * elapsed {
+                restartReason = "slower than \(minimumRate) bytes a second for \(Int(rateWindow)) s"
+                return false
+            }
+            (windowStart, windowBytes) = (Date(), 0)
+        }
         return true
     }
 

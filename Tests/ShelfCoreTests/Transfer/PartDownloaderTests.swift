@@ -274,6 +274,27 @@ private final class DownloadFixture: @unchecked Sendable {
         await fixture.finish()
     }
 
+    /// A server dripping bytes (here 2,000 a second against a floor of 100,000 over one second) is cut off and
+    /// tried again until the attempts run out, its bytes kept for a resume: a busy machine only makes it slower.
+    @Test func aPartDrippingBelowTheMinimumRateIsCutOffAndRetried() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 2_000), for: DownloadFixture.bookID)
+        var settings = DownloadFixture.quick
+        (settings.minimumRate, settings.rateWindow, settings.maxAttempts) = (100_000, 1, 2)
+        let parts = Array(fixture.parts.prefix(1))
+        let results = try await fixture.download(settings, parts: parts)
+        guard case .failed(let reason)? = results[0] else {
+            Issue.record("not cut off: \(String(describing: results[0]))")
+            await fixture.finish()
+            return
+        }
+        #expect(reason == "gave up after 2 attempts: slower than 100000 bytes a second for 1 s", "\(reason)")
+        // What arrived is kept for the next run to resume.
+        #expect(FileManager.default.fileExists(atPath: parts[0].destination.appendingPathExtension("part").path))
+        await fixture.finish()
+    }
+
     @Test func aPartsBoundIsItsLengthElseItsDurationAtTwoMegabitsElseTheCap() {
         let url = URL(string: "http://127.0.0.1:1/1.mp3")!
         let file = URL(fileURLWithPath: "/tmp/1.mp3")
