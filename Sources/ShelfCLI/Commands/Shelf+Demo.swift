@@ -53,6 +53,7 @@ extension Shelf {
                     return
                 }
                 // Its first sync runs once the library accepts connections, then it serves until Ctrl-C.
+                let signals = library.catchStopSignals()
                 do {
                     try showcase(library.url)
                     Output.line()
@@ -63,7 +64,7 @@ extension Shelf {
                 }
                 // Standard output may be a pipe, which holds what was printed until it is flushed.
                 fflush(nil)
-                try library.serveUntilInterrupted()
+                try library.serveUntilInterrupted(signals)
             }
         }
 

@@ -47,18 +47,28 @@ struct DemoLibraryProcess {
         _ = child.waitForExit()
     }
 
-    /// Waits while the library serves; an interrupt (Ctrl-C), terminate or hang-up stops it. Throws when it ended
-    /// on its own with a failure.
-    func serveUntilInterrupted() throws {
+    /// Catches an interrupt (Ctrl-C), terminate or hang-up from now on, each stopping the library. Call it before
+    /// saying that Ctrl-C stops the library, so a signal sent on reading that is never the default (death).
+    func catchStopSignals() -> StopSignals {
         // Caught as events rather than by a handler, and caught even when a parent started shelf with them blocked.
-        let sources = [SIGINT, SIGTERM, SIGHUP].map { number in
+        StopSignals(sources: [SIGINT, SIGTERM, SIGHUP].map { number in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [child] in child.closeInput() }
             source.resume()
             return source
-        }
-        defer { sources.forEach { $0.cancel() } }
+        })
+    }
+
+    /// The signals that stop the library, caught until `serveUntilInterrupted` returns.
+    struct StopSignals {
+        fileprivate let sources: [any DispatchSourceSignal]
+    }
+
+    /// Waits while the library serves; the signals caught by `catchStopSignals` stop it. Throws when it ended on
+    /// its own with a failure.
+    func serveUntilInterrupted(_ signals: StopSignals) throws {
+        defer { signals.sources.forEach { $0.cancel() } }
         let status = child.waitForExit()
         // Ctrl-C reaches the library too (one process group), which then stops by itself with status 0.
         guard status == 0 else { throw Stopped(status: status) }
