@@ -80,6 +80,37 @@ struct ShelfRunner: Sendable {
         }
     }
 
+    /// Runs `shelf args` under GNU time (`/usr/bin/time`, Debian's `time`): the result, and the process's peak
+    /// resident memory in kilobytes.
+    func runMeasuringMemory(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Result, Int) {
+        let report = home.deletingLastPathComponent().appendingPathComponent("rss-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: report) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
+        process.arguments = ["-f", "%M", "-o", report.path, Self.executable.path] + arguments + ["--home", home.path]
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = nil
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let result = try await offloaded {
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Result(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
+        }
+        let text = try String(contentsOf: report, encoding: .utf8)
+        let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return (result, try #require(kilobytes, "GNU time wrote \(text)"))
+    }
+
     func cleanUp() { try? FileManager.default.removeItem(at: home) }
 }
 

@@ -69,7 +69,7 @@ public final class LibrarySession: Sendable {
     /// credentials the library no longer accepts erases them and throws `credentialsRejected`.
     public func send(
         _ url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
-        validators: CacheValidators? = nil, spillingTo file: URL? = nil
+        validators: CacheValidators? = nil, spillingTo file: URL? = nil, limit: Int? = nil
     ) throws -> HTTPResponse {
         let toLibrary = isLibraryHost(url)
         var retried = false
@@ -84,7 +84,7 @@ public final class LibrarySession: Sendable {
             if let file {
                 response = try client.get(url, headers: allHeaders, validators: validators, spillingTo: file)
             } else {
-                response = try client.request(url, method: method, headers: allHeaders, body: body)
+                response = try client.request(url, method: method, headers: allHeaders, body: body, limit: limit)
             }
             if response.status == 401, client !== http { throw forgetCredentials() }
             guard response.status == 401, let sent else { return response }
@@ -200,7 +200,7 @@ public final class LibrarySession: Sendable {
         let response = try http.request(
             endpoint, method: "POST",
             headers: ["Authorization": basic(credentials.username, credentials.password), "Accept": "application/json"],
-            body: Data())
+            body: Data(), limit: InputLimit.documentBytes.value)
         if response.status == 401 || response.status == 403 { throw CirculationError.loginRejected(library: library) }
         guard (200..<300).contains(response.status) else {
             throw CirculationError.refused(

@@ -28,7 +28,9 @@ public enum SignIn {
             }
         }
         if let url = candidates.first {
-            let response = try http.request(url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"])
+            let response = try http.request(
+                url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"],
+                limit: InputLimit.documentBytes.value)
             guard (200..<300).contains(response.status) else {
                 throw CirculationError.authDocumentUnavailable(url: url.absoluteString, status: response.status)
             }

@@ -52,7 +52,10 @@ public struct AudiobookManifest: Sendable, Equatable, Codable {
     public static func parse(_ data: Data, url: URL) throws(FulfilmentError) -> AudiobookManifest {
         let source = url.absoluteString
         let object: Any
-        if let limit = InputLimit.jsonViolation(in: data) { throw .malformedManifest(url: source, reason: limit.reason()) }
+        let lists: [String: InputLimit] = ["readingOrder": .manifestParts, "spine": .manifestParts]
+        if let limit = InputLimit.jsonViolation(in: data, lists: lists) {
+            throw .malformedManifest(url: source, reason: limit.reason())
+        }
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {

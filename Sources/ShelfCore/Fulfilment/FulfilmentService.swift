@@ -457,11 +457,14 @@ public final class FulfilmentService {
             }
             log?("\(what); trying again in \(String(format: "%.1f", wait)) s")
         }) {
-            guard let bearer else { return try session.send(url, headers: headers) }
+            // Manifests and tokens are JSON documents: one past their size limit is cut off as it arrives.
+            let limit = InputLimit.documentBytes.value
+            guard let bearer else { return try session.send(url, headers: headers, limit: limit) }
             guard bearer.isUsable() else {
                 throw FulfilmentError.malformedToken(url: url.absoluteString, reason: "the token had already expired")
             }
-            return try http.request(url, headers: headers.merging(["Authorization": "Bearer \(bearer.accessToken)"]) { $1 })
+            return try http.request(
+                url, headers: headers.merging(["Authorization": "Bearer \(bearer.accessToken)"]) { $1 }, limit: limit)
         }
         switch outcome {
         case .answered(let response), .spent(_, _, .response(let response)):

@@ -171,7 +171,7 @@ public struct RemoteAnnotation: Sendable, Equatable {
     /// The items of an annotation collection (or page, or plain array); one annotation alone is a list of one.
     public static func items(in data: Data) -> Result<[Any], AnnotationRejection> {
         // An annotation is 5 levels deep; a hostile list nested thousands deep never reaches the recursive parser.
-        if let limit = InputLimit.jsonViolation(in: data) {
+        if let limit = InputLimit.jsonViolation(in: data, lists: ["": .annotationsPerResponse, "items": .annotationsPerResponse]) {
             return .failure(AnnotationRejection(limit.reason()))
         }
         guard let json = try? JSONSerialization.jsonObject(with: data) else {

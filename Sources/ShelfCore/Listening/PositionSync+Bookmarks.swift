@@ -137,7 +137,8 @@ extension PositionSync {
 
     /// The id of the annotation a POST answered with, as an absolute URL (relative ids resolve against `url`).
     static func annotationID(in body: Data, from url: URL) -> String? {
-        guard body.count < 1_048_576, let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+        guard body.count < 1_048_576, InputLimit.jsonViolation(in: body) == nil,
+            let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
             let id = object["id"] as? String, !id.isEmpty, id.count < 2_048
         else { return nil }
         return URL(string: id, relativeTo: url)?.absoluteString ?? id

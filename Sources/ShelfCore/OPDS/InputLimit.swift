@@ -14,6 +14,9 @@ public enum InputLimit: String, CaseIterable, Sendable {
     case entriesPerPage
     case jsonBytes
     case jsonDepth
+    case documentBytes
+    case jsonItems
+    case jsonValues
     case annotationsPerResponse
     case manifestParts
 
@@ -33,6 +36,12 @@ public enum InputLimit: String, CaseIterable, Sendable {
         case .jsonBytes: 32 << 20
         // A real OPDS 2 feed nests about 12 deep.
         case .jsonDepth: 64
+        // A manifest of 10,000 parts with long signed URLs and a table of contents is about 8 MB.
+        case .documentBytes: 16 << 20
+        // The longest lists are a manifest's parts and an annotation page's items.
+        case .jsonItems: 10_000
+        // A manifest of 10,000 parts with a chapter for each holds about 100,000.
+        case .jsonValues: 200_000
         // A server keeps one position and a few hundred bookmarks per title.
         case .annotationsPerResponse: 10_000
         // The longest real audiobooks have a few hundred parts.
@@ -48,8 +57,11 @@ public enum InputLimit: String, CaseIterable, Sendable {
         case .nameBytes: "XML name length"
         case .attributeValueBytes: "XML attribute value length"
         case .entriesPerPage: "entries per catalog page"
-        case .jsonBytes: "JSON document size"
+        case .jsonBytes: "JSON catalog page size"
         case .jsonDepth: "JSON depth"
+        case .documentBytes: "JSON document size (manifests, tokens, annotations, sign-in documents)"
+        case .jsonItems: "items per JSON list or object"
+        case .jsonValues: "values per JSON document"
         case .annotationsPerResponse: "annotations per response"
         case .manifestParts: "parts per audiobook manifest"
         }
@@ -58,7 +70,7 @@ public enum InputLimit: String, CaseIterable, Sendable {
     /// The limit with its unit, for messages and the man page: "1000", "1 MB".
     public var amount: String {
         switch self {
-        case .attributeValueBytes, .jsonBytes: "\(value >> 20) MB"
+        case .attributeValueBytes, .jsonBytes, .documentBytes: "\(value >> 20) MB"
         case .nameBytes: "\(value) bytes"
         case .elementDepth, .jsonDepth: "\(value) levels"
         default: "\(value)"
@@ -76,6 +88,9 @@ public enum InputLimit: String, CaseIterable, Sendable {
         case .entriesPerPage: return "the page has more than \(value) entries"
         case .jsonBytes: return "the document is larger than \(amount)"
         case .jsonDepth: return "the document nests deeper than \(value) levels"
+        case .documentBytes: return "the document is larger than \(amount)"
+        case .jsonItems: return "a list or object holds more than \(value) items"
+        case .jsonValues: return "the document holds more than \(value) values"
         case .annotationsPerResponse: return "the response holds more than \(value) annotations"
         case .manifestParts: return "the manifest lists more than \(value) parts"
         }
@@ -86,12 +101,21 @@ public enum InputLimit: String, CaseIterable, Sendable {
         "\(excess(line: line)), over shelf's limit on \(name)"
     }
 
-    /// The size and depth limit a JSON document from a server passed, if any, checked before it is parsed: one
-    /// pass over the bytes, so a document nested thousands deep never reaches Foundation's recursive parser.
-    public static func jsonViolation(in data: Data) -> InputLimit? {
-        if data.count > jsonBytes.value { return .jsonBytes }
-        let depth = data.withUnsafeBytes { JSONDepth.maximum(of: $0, stoppingAbove: jsonDepth.value) }
-        return depth > jsonDepth.value ? .jsonDepth : nil
+    /// The limit a JSON document from a server (not a catalog page) passed, if any, checked in one pass over its
+    /// bytes before it is parsed: its size, depth, the items of each list and object and all of them together. So
+    /// a document nested thousands deep never reaches Foundation's recursive parser, and one of 400,000 parts never
+    /// becomes a tree. `lists` names the limit a list holding too many items passed, by the member name it is the
+    /// value of ("" for the document itself), e.g. `["readingOrder": .manifestParts]`; any other passes `jsonItems`.
+    public static func jsonViolation(in data: Data, lists: [String: InputLimit] = [:]) -> InputLimit? {
+        if data.count > documentBytes.value { return .documentBytes }
+        let bounds = JSONShape.Bounds(depth: jsonDepth.value, items: jsonValues.value, perContainer: jsonItems.value)
+        // A UTF-16 or UTF-32 document (which Foundation reads) is measured as UTF-8: its bytes hold quotes and
+        // brackets that are halves of other characters.
+        let bytes = JSONShape.utf8(of: data) ?? data
+        let shape = bytes.withUnsafeBytes { JSONShape.measure($0, stoppingAbove: bounds) }
+        if shape.depth > bounds.depth { return .jsonDepth }
+        if shape.largest > bounds.perContainer { return lists[shape.largestKey ?? ""] ?? .jsonItems }
+        return shape.items > bounds.items ? .jsonValues : nil
     }
 
     /// The one-line message for a document that passed this limit: what, the limit, and what to do.

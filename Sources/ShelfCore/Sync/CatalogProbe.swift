@@ -172,7 +172,9 @@ public struct CatalogProbe: Sendable {
 
     /// The sign-in methods of the library's Authentication for OPDS document (a second, small request).
     private func authenticationForOPDS(_ url: URL) -> String {
-        guard let response = try? http.request(url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"]),
+        guard let response = try? http.request(
+                url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"],
+                limit: InputLimit.documentBytes.value),
             (200..<300).contains(response.status),
             let document = try? AuthenticationDocument.parse(response.body, url: URL(string: response.url) ?? url)
         else { return "Authentication for OPDS" }

@@ -85,11 +85,13 @@ public final class HTTPClient: Sendable {
         return response
     }
 
-    /// Sends a request and keeps the whole body in memory (documents, not feeds).
+    /// Sends a request and keeps the whole body in memory (documents, not feeds): a body past `limit` (64 MB when
+    /// not given) is cut off as it arrives, `tooLarge`, so it never fills memory.
     public func request(
-        _ url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil
+        _ url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil, limit: Int? = nil
     ) throws(NetworkError) -> HTTPResponse {
-        let sink = MemorySink(limit: min(configuration.maxBodyBytes, 64 * 1_048_576), url: Redaction.url(url.absoluteString))
+        let bound = min(configuration.maxBodyBytes, Int64(limit ?? 64 * 1_048_576))
+        let sink = MemorySink(limit: bound, url: Redaction.url(url.absoluteString))
         return try run(
             url: url, method: method, headerLines: headers.map { "\($0.key): \($0.value)" }, body: body, sink: sink)
     }
@@ -194,6 +196,15 @@ final class MemorySink: ResponseSink {
     override var memoryBody: Data { data }
     override func restart() { super.restart(); data.removeAll(keepingCapacity: true) }
     override func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if received == 0, headers["content-encoding"] == nil, let stated = headers["content-length"].flatMap(Int64.init) {
+            // A body stated past the limit is refused before a byte of it is kept; one within it gets its room at
+            // once, rather than growing by copies that would hold twice its size.
+            if stated > limit {
+                overflow = .tooLarge(url: url, limit: limit)
+                return false
+            }
+            if stated > Int64(data.count) { data.reserveCapacity(Int(stated)) }
+        }
         received += Int64(bytes.count)
         if received > limit {
             overflow = .tooLarge(url: url, limit: limit)

@@ -168,7 +168,12 @@ struct OPDSInputLimitTests {
         #expect(InputLimit.jsonViolation(in: deep) == .jsonDepth)
         var large = Data(count: InputLimit.jsonBytes.value + 1)
         large[0] = UInt8(ascii: "\"")
-        #expect(InputLimit.jsonViolation(in: large) == .jsonBytes)
+        // A document other than a catalog page has the lower limit.
+        #expect(InputLimit.jsonViolation(in: large) == .documentBytes)
+        var document = Data(count: InputLimit.documentBytes.value + 1)
+        document[0] = UInt8(ascii: "\"")
+        #expect(InputLimit.jsonViolation(in: document) == .documentBytes)
+        #expect(InputLimit.jsonViolation(in: document.prefix(InputLimit.documentBytes.value)) == nil)
         #expect(InputLimit.jsonViolation(in: Data(#"{"a": [[{"b": 1}]]}"#.utf8)) == nil)
         // The OPDS 2 parser's own bounds are these limits.
         #expect(parseError { _ = try OPDS2Parser().parse(data: deep) { _ in } } == .tooDeep(limit: 64))
@@ -189,6 +194,56 @@ struct OPDSInputLimitTests {
             url: url.absoluteString,
             reason: "the manifest lists more than 10000 parts, over shelf's limit on parts per audiobook manifest")
         ) { try AudiobookManifest.parse(many, url: url) }
+    }
+
+    @Test("a manifest of 400,000 parts is refused by its part count, in one pass, before any tree is built")
+    func manifestOfManyParts() throws {
+        let url = URL(string: "https://library.example/manifest.json")!
+        // 400,000 short parts fit under the size limit; the count refuses them.
+        let part = #"{"href":"p"}"#
+        let many = Data((#"{"metadata": {"title": "T"}, "readingOrder": ["#
+            + Array(repeating: part, count: 400_000).joined(separator: ",") + "]}").utf8)
+        #expect(many.count < InputLimit.documentBytes.value)
+        #expect(throws: FulfilmentError.malformedManifest(
+            url: url.absoluteString,
+            reason: "the manifest lists more than 10000 parts, over shelf's limit on parts per audiobook manifest")
+        ) { try AudiobookManifest.parse(many, url: url) }
+        // So are 10,001 chapters, named as what they are; and so are 21 lists of 10,000, by the values together.
+        let chapters = Data((#"{"readingOrder": [{"href": "p.mp3"}], "toc": ["#
+            + Array(repeating: #"{"href":"p.mp3"}"#, count: 10_001).joined(separator: ",") + "]}").utf8)
+        #expect(InputLimit.jsonViolation(in: chapters, lists: ["readingOrder": .manifestParts]) == .jsonItems)
+        let list = "[" + Array(repeating: "1", count: 10_000).joined(separator: ",") + "]"
+        let lists = Data(("[" + Array(repeating: list, count: 21).joined(separator: ",") + "]").utf8)
+        #expect(InputLimit.jsonViolation(in: lists) == .jsonValues)
+        let fewer = Data(("[" + Array(repeating: list, count: 19).joined(separator: ",") + "]").utf8)
+        #expect(InputLimit.jsonViolation(in: fewer) == nil)
+        // In UTF-16 or UTF-32 (which Foundation reads) the parts are counted as in UTF-8: the zero bytes and the
+        // halves of characters like U+2200 (bytes 22 00, a quote) hide nothing.
+        let wide = #"{"readingOrder": ["# + Array(repeating: #"{"href": "\#u{2200}"}"#, count: 10_001).joined(separator: ",") + "]}"
+        for encoding in [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32LittleEndian, .utf32BigEndian, .utf32] {
+            let data = try #require(wide.data(using: encoding))
+            #expect(InputLimit.jsonViolation(in: data, lists: ["readingOrder": .manifestParts]) == .manifestParts, "\(encoding)")
+        }
+    }
+
+    @Test("the shape pass counts items and names the member a list belongs to, whatever the strings hold")
+    func shape() throws {
+        let bounds = JSONShape.Bounds(depth: 64, items: 1_000, perContainer: 3)
+        func measure(_ text: String) -> JSONShape {
+            Data(text.utf8).withUnsafeBytes { JSONShape.measure($0, stoppingAbove: bounds) }
+        }
+        let plain = measure(#"{"a": [1, 2, 3], "b": {"c": "x,y]}", "d": []}, "e": [ ]}"#)
+        #expect(plain.depth == 3)
+        #expect(plain.largest == 3)
+        #expect(plain.items == 3 + 3 + 2)
+        #expect(plain.largestKey == nil)
+        // Brackets, commas, colons and escaped quotes inside strings are text.
+        let over = measure(#"{"x": "[,:\"]", "k\"ey": [1, "a,b", {"z": 1}, [2]]}"#)
+        #expect(over.largest == 4)
+        #expect(over.largestKey == #"k\"ey"#)
+        let top = measure("[1, 2, 3, 4]")
+        #expect(top.largest == 4 && top.largestKey == nil)
+        #expect(measure("[]").items == 0 && measure("{}").largest == 0)
     }
 
     @Test("an Authentication document nested too deep is refused, naming the limit")
