@@ -405,7 +405,7 @@ extension CLIFixture {
         await fixture.finish()
     }
 
-    @Test func aDamagedDatabaseIsReportedAndLeftInPlace() async throws {
+    @Test func aDamagedDatabaseIsReportedAndLeftInPlaceAndItsAdviceLosesNothing() async throws {
         let shelf = ShelfRunner()
         defer { shelf.cleanUp() }
         try FileManager.default.createDirectory(at: shelf.home, withIntermediateDirectories: true)
@@ -415,11 +415,21 @@ extension CLIFixture {
         for command in [["sync"], ["list"], ["status"]] {
             let result = try await shelf.run(command)
             #expect(result.status == ShelfExit.storeFailure.rawValue, "\(command)")
-            #expect(result.stderr.hasPrefix("shelf: the database \(database.path) is damaged"))
-            #expect(result.stderr.contains("move it aside"))
+            #expect(result.stderr.hasPrefix("shelf: the catalog database \(database.path) is damaged"))
+            #expect(result.stderr.contains("run `shelf doctor --repair`"))
             #expect(result.stderr.split(separator: "\n").count == 1)
         }
         #expect(try Data(contentsOf: database) == garbage)
+        // The advice, followed: nothing of it can be read, which the repair says, leaving it as it was.
+        let repair = try await shelf.run(["doctor", "--repair"])
+        #expect(repair.status == ShelfExit.storeFailure.rawValue)
+        #expect(repair.stderr == "shelf: nothing in \(database.path) can be read as shelf's database (it was overwritten, or is not one); it is left as it is: rename it (mv \(database.path) \(database.path).unreadable) and shelf starts a new one, where `shelf library add` adds your libraries again (sign-ins are kept apart and still work)\n")
+        #expect(try Data(contentsOf: database) == garbage)
+        // And its advice: the file renamed, shelf starts anew and keeps the old one.
+        try FileManager.default.moveItem(atPath: database.path, toPath: database.path + ".unreadable")
+        let add = try await shelf.run(["library", "add", "demo", "http://127.0.0.1:9/", "--no-check"])
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: database.path + ".unreadable")) == garbage)
     }
 
     @Test func libraryCommands() async throws {

@@ -138,7 +138,7 @@ import Testing
         let checks = lines(doctor.stdout)
         let store = try #require(checks["store"])
         #expect(store.hasPrefix("problem  store: shelf.sqlite is damaged: file is not a database"), "\(store)")
-        #expect(store.hasSuffix("— fix: move \(database.path) aside and run `shelf sync`: the catalog is rebuilt from the libraries (downloaded files stay; run `shelf download` to relink them)"))
+        #expect(store.hasSuffix("— fix: run `shelf doctor --repair`: it keeps your libraries, settings and downloads, sets the damaged file aside, and `shelf sync` then rebuilds the rest"))
         #expect(checks["positions"]?.hasPrefix("ok") == true)
         #expect(checks["credentials"]?.hasPrefix("ok") == true && checks["disk"]?.hasPrefix("ok") == true)
         #expect(checks["library demo"] == nil)

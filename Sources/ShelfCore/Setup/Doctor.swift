@@ -52,9 +52,9 @@ public enum Doctor {
     public static func checkStore(_ home: Home) -> [DoctorCheck] {
         [
             integrity(of: home.database, check: "store",
-                      fix: "move \(home.database.path) aside and run `shelf sync`: the catalog is rebuilt from the libraries (downloaded files stay; run `shelf download` to relink them)"),
+                      fix: "run `shelf doctor --repair`: it keeps your libraries, settings and downloads, sets the damaged file aside, and `shelf sync` then rebuilds the rest"),
             integrity(of: home.positionsDatabase, check: "positions",
-                      fix: "move \(home.positionsDatabase.path) aside: shelf starts a new one (positions not yet sent to a library are lost)"),
+                      fix: "run `shelf doctor --repair`: it keeps every position and bookmark it can read and sets the damaged file aside"),
         ]
     }
 
@@ -70,7 +70,7 @@ public enum Doctor {
             let result = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
             try queue.close()
             if result == ["ok"] { return DoctorCheck(check, .ok, "\(file.lastPathComponent) passes integrity_check") }
-            return DoctorCheck(check, .problem, "\(file.lastPathComponent) is damaged: \(result.prefix(2).joined(separator: "; "))", fix: fix)
+            return DoctorCheck(check, .problem, "\(file.lastPathComponent) is damaged: \(StoreCheck.firstProblem(result))", fix: fix)
         } catch let error as DatabaseError {
             if error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
                 return DoctorCheck(check, .note, "\(file.lastPathComponent) is locked by another shelf", fix: "run `shelf doctor` again when it finishes")

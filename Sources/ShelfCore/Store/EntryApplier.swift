@@ -99,9 +99,12 @@ final class EntryApplier {
             }
             return .unchanged
         }
-        let oldLinks = old.changeHash != record.changeHash ? try links(of: old.id) : []
+        // A change hash of 0 is a title a repair brought back from the list index (`StoreSalvage`): what it had is
+        // not known, so its entry is written as it is, not taken for the publisher's change.
+        let changed = old.changeHash != record.changeHash && old.changeHash != 0
+        let oldLinks = changed ? try links(of: old.id) : []
         try update(old.id, record, pageID: pageID ?? old.pageID)
-        if old.changeHash != record.changeHash {
+        if changed {
             try recordChange(old, oldLinks: oldLinks, record)
             return .changed
         }

@@ -45,6 +45,9 @@ public struct Home: Sendable {
     public var database: URL { directory.appendingPathComponent("shelf.sqlite") }
     /// The listening state: positions, bookmarks and the annotation queue, apart so a sync never locks them.
     public var positionsDatabase: URL { directory.appendingPathComponent("positions.sqlite") }
+    /// The databases' last passed checks (`StoreCheck`): a file's size and time, noted so it is checked again only
+    /// when it changed.
+    public var checkNotes: URL { directory.appendingPathComponent("checked") }
     public var syncLock: URL { directory.appendingPathComponent("sync.lock") }
     /// Scratch space on the same filesystem as the data, so finished files can be renamed into place.
     public var temporary: URL { directory.appendingPathComponent("tmp", isDirectory: true) }

@@ -5,6 +5,8 @@ import GRDB
 public enum StoreError: ShelfFailure, Equatable {
     case cannotOpen(path: String, reason: String)
     case corrupt(path: String, reason: String)
+    /// Nothing of the file can be read as a database: no repair can keep anything of it.
+    case unreadable(path: String)
     case locked(path: String)
     case failed(reason: String)
     /// A file or folder of shelf's home (not the database) could not be made, written or removed: the line says
@@ -22,7 +24,7 @@ public enum StoreError: ShelfFailure, Equatable {
 
     public var exitCode: ShelfExit {
         switch self {
-        case .cannotOpen, .corrupt, .failed, .files: .storeFailure
+        case .cannotOpen, .corrupt, .unreadable, .failed, .files: .storeFailure
         case .locked: .storeLocked
         case .diskFull: .diskFull
         case .noLibrary: .configuration
@@ -36,10 +38,15 @@ public enum StoreError: ShelfFailure, Equatable {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open \(path): \(reason)"
         case .corrupt(let path, let reason) where path.hasSuffix("positions.sqlite"):
-            "the listening positions database \(path) is damaged (\(reason)); move it aside and shelf starts a new one "
-                + "(positions not yet sent to the library are lost)"
+            "the listening positions database \(path) is damaged (\(reason)); run `shelf doctor --repair`: it keeps "
+                + "every position and bookmark it can read and sets the damaged file aside"
         case .corrupt(let path, let reason):
-            "the database \(path) is damaged (\(reason)); move it aside and run `shelf sync` to rebuild it from the library"
+            "the catalog database \(path) is damaged (\(reason)); run `shelf doctor --repair`: it keeps your libraries, "
+                + "settings and downloads, sets the damaged file aside, and `shelf sync` then rebuilds the rest"
+        case .unreadable(let path):
+            "nothing in \(path) can be read as shelf's database (it was overwritten, or is not one); it is left as it is: "
+                + "rename it (mv \(path) \(path).unreadable) and shelf starts a new one, where `shelf library add` adds "
+                + "your libraries again (sign-ins are kept apart and still work)"
         case .locked(let path): "the database \(path) is locked by another process; try again when it finishes"
         case .failed(let reason): "database error: \(reason)"
         case .files(let line): line
@@ -86,8 +93,11 @@ public final class Store: Sendable {
                 // The sync's set of seen titles lives in a temporary table; keep it off the disk.
                 try db.execute(sql: "PRAGMA temp_store = MEMORY")
             }
+            // Damage is named before anything reads or writes through it (`StoreCheck`).
+            try StoreCheck.verify(queue, file: home.database, notes: home.checkNotes)
             current = home.positionsDatabase.path
             positionsQueue = try Self.open(home.positionsDatabase.path, busyTimeout: busyTimeout) { _ in }
+            try StoreCheck.verify(positionsQueue, file: home.positionsDatabase, notes: home.checkNotes)
             try PositionsMigrations.migrator.migrate(positionsQueue)
             current = home.database.path
             try PositionsMigrations.moveListeningState(from: queue, to: positionsQueue)
@@ -95,6 +105,49 @@ public final class Store: Sendable {
         } catch {
             throw Store.translate(error, path: current)
         }
+    }
+
+    /// Makes a new, migrated catalog database at `file` (for `StoreSalvage`).
+    static func createCatalog(at file: URL) throws -> DatabaseQueue {
+        let queue = try open(file.path, busyTimeout: 5) { db in
+            try db.execute(sql: "PRAGMA page_size = 16384")
+            try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        }
+        try Migrations.migrator.migrate(queue)
+        return queue
+    }
+
+    /// Makes a new, migrated positions database at `file` (for `StoreSalvage`).
+    static func createPositions(at file: URL) throws -> DatabaseQueue {
+        let queue = try open(file.path, busyTimeout: 5) { _ in }
+        try PositionsMigrations.migrator.migrate(queue)
+        return queue
+    }
+
+    /// Repairs the damaged databases of `home` (`StoreSalvage`): each one whose check fails is set aside and
+    /// rebuilt from what can be read of it. The undamaged are left as they are. What each repair kept.
+    public static func repair(_ home: Home) throws -> [StoreSalvage.Report] {
+        try home.prepare()
+        var reports: [StoreSalvage.Report] = []
+        let files: [(URL, (URL) throws -> DatabaseQueue)] = [
+            (home.database, createCatalog(at:)), (home.positionsDatabase, createPositions(at:)),
+        ]
+        for (file, create) in files where FileManager.default.fileExists(atPath: file.path) {
+            guard Self.isDamaged(file) else { continue }
+            reports.append(try StoreSalvage.repair(file, create: create))
+            try? FileManager.default.removeItem(at: home.checkNotes)
+        }
+        return reports
+    }
+
+    /// Whether `file` fails to open or its quick_check finds damage.
+    static func isDamaged(_ file: URL) -> Bool {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        guard let queue = try? DatabaseQueue(path: file.path, configuration: configuration) else { return true }
+        defer { try? queue.close() }
+        guard let result = try? queue.read({ try String.fetchAll($0, sql: "PRAGMA quick_check(3)") }) else { return true }
+        return result != ["ok"]
     }
 
     /// How a write waits for another process's transaction: it looks again every 4 ms, up to `timeout`. SQLite's own
