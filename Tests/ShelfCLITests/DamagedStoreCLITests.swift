@@ -35,12 +35,17 @@ import Testing
     }
 
     private func snapshot(_ shelf: ShelfRunner) async throws -> Snapshot {
-        let libraries = try await shelf.run(["library", "list"])
+        let libraries = try await shelf.run(["library", "list", "--json"])
         let titles = try await shelf.run(["list", "--json"])
         let position = try await shelf.run(["position", "7d3c0002", "--json"])
         let following = try await shelf.run(["following"])
         for result in [libraries, titles, position, following] { #expect(result.status == 0, "\(result.stderr)") }
-        return Snapshot(libraries: libraries.stdout, titles: titles.stdout, position: position.stdout, following: following.stdout)
+        // The libraries as the patron set them up (when they last synced differs, of course).
+        let setUp = try #require(try JSONSerialization.jsonObject(with: Data(libraries.stdout.utf8)) as? [[String: Any]])
+            .map { $0.filter { !$0.key.hasPrefix("lastSync") } }
+        #expect(setUp.first?["keepFinished"] as? Int == 3, "\(libraries.stdout)")
+        let settings = String(decoding: try JSONSerialization.data(withJSONObject: setUp, options: [.sortedKeys]), as: UTF8.self)
+        return Snapshot(libraries: settings, titles: titles.stdout, position: position.stdout, following: following.stdout)
     }
 
     /// The page a table or index starts at, and the page size, read from the intact file.
