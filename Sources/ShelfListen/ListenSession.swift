@@ -29,8 +29,11 @@ final class ListenSession {
     private var redrawWanted = false
     /// The player on the session bus (MPRIS); nil without one.
     var remote: MprisService?
-    /// Held while the session lives: two players of one title would save over each other's positions.
-    private let lock: FileLock
+    /// Held while the session lives: two players of one title would save over each other's positions. None in a
+    /// read-only home, where nothing is saved.
+    private let lock: FileLock?
+    /// Whether nothing of this session can be saved (a read-only home): said once, as it starts.
+    private let savesNothing: Bool
 
     init(store: Store, library: Library, home: Home, configuration: HTTPConfiguration, query: String,
          options: ListenOptions, clock: @escaping () -> Date = Date.init) throws {
@@ -38,18 +41,24 @@ final class ListenSession {
         self.options = options
         self.clock = clock
         records = try ListenRecords(store: store, library: library, home: home, query: query)
-        let lockFile = PlayingLock.file(home: home, library: library.id, edition: records.edition.rowID)
-        guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
-            throw ListenError.alreadyPlaying(pid: FileLock.holder(of: lockFile))
+        savesNothing = store.isReadOnly
+        if savesNothing {
+            lock = nil
+        } else {
+            let lockFile = PlayingLock.file(home: home, library: library.id, edition: records.edition.rowID)
+            guard let lock = try FileLock.acquire(lockFile, timeout: 0) else {
+                throw ListenError.alreadyPlaying(pid: FileLock.holder(of: lockFile))
+            }
+            self.lock = lock
         }
-        self.lock = lock
         let book = try Self.loadBook(
             records, configuration: configuration, clock: clock, options: options, shared: shared, download: &download)
         // A place given in book time needs the real lengths of the parts up to it first; the others are measured
         // while the book already plays.
         let timeline = Timeline(book: book, measuringThrough: options.from)
         machine = ListenMachine(book: book, timeline: timeline, options: options, downloading: download != nil, now: clock())
-        positions = records.positionSync(configuration: configuration).map(PositionChannel.init)
+        // The library's positions would be stored here as they are pulled, and ours pushed from what was saved.
+        positions = savesNothing ? nil : records.positionSync(configuration: configuration).map(PositionChannel.init)
     }
 
     /// How many chapters the book has (for checking `--chapter`).
@@ -132,7 +141,7 @@ final class ListenSession {
         let saved = try records.listeningState()
         let speed = ListenMachine.speed(asked: options.speed, saved: saved.speed)
         // A speed asked for on the command line becomes the book's speed, as `]` and `[` do.
-        if let asked = options.speed, asked != saved.speed { try records.saveSpeed(asked) }
+        if let asked = options.speed, asked != saved.speed, !savesNothing { try records.saveSpeed(asked) }
         let start = ListenMachine.startingPoint(
             options: options, saved: saved, timeline: machine.timeline, chapters: machine.book.chapters,
             remote: { pullRemote(timeout: 1.5) })
@@ -148,7 +157,12 @@ final class ListenSession {
             terminal.enter()
             self.terminal = terminal
         }
-        if let outcome = send(.started(at: start.position, speed: speed, note: start.note, snapshot())) { return outcome }
+        var note = start.note
+        if savesNothing {
+            let readOnly = "The home is read-only: where you stop, the speed and bookmarks are not saved."
+            note = note.map { "\($0) \(readOnly)" } ?? readOnly
+        }
+        if let outcome = send(.started(at: start.position, speed: speed, note: note, snapshot())) { return outcome }
         startRemote()
         return loop()
     }
@@ -256,6 +270,10 @@ final class ListenSession {
 
     private func perform(_ effect: ListenMachine.Effect) throws -> ListenOutcome? {
         switch effect {
+        case .savePosition where savesNothing, .saveSpeed where savesNothing, .addBookmark where savesNothing,
+             .push where savesNothing:
+            // Said once as the session started.
+            return nil
         case .savePosition(let place, let percent, let finished):
             do {
                 try records.savePosition(place, percent: percent, finished: finished)

@@ -322,6 +322,8 @@ public final class PositionSync: Sendable {
     /// the report shows only what is stored here (a store failure is thrown).
     func pullForReport(_ edition: EditionRef, pull: Bool) throws -> String? {
         guard pull else { return "the library was not asked" }
+        // What the library says would be stored here first, which a read-only home cannot take.
+        if store.isReadOnly { return "the home is read-only, so the library's positions are not fetched into it" }
         do {
             _ = try remotePosition(of: edition)
             let book = try book(edition)

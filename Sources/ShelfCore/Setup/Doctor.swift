@@ -65,10 +65,16 @@ public enum Doctor {
         var configuration = Configuration()
         configuration.readonly = true
         configuration.busyMode = .timeout(5)
+        // In a home that cannot be written there is no -shm to be made for the log: read the file as it is.
+        let readOnly = Home(directory: file.deletingLastPathComponent()).isReadOnly
         do {
-            let queue = try DatabaseQueue(path: file.path, configuration: configuration)
+            let queue = try DatabaseQueue(path: readOnly ? Store.immutableURI(file.path) : file.path, configuration: configuration)
             let result = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
             try queue.close()
+            if result == ["ok"], readOnly {
+                return DoctorCheck(check, .note, "\(file.lastPathComponent) passes its check (read-only)",
+                                   fix: "the home is read-only: list, show, status, loans, position and listen work; make it writable to sync, download or change anything")
+            }
             if result == ["ok"] { return DoctorCheck(check, .ok, "\(file.lastPathComponent) passes integrity_check") }
             return DoctorCheck(check, .problem, "\(file.lastPathComponent) is damaged: \(StoreCheck.firstProblem(result))", fix: fix)
         } catch let error as DatabaseError {

@@ -12,7 +12,17 @@ public final class FileLock {
     public static func acquire(_ path: URL, timeout: TimeInterval) throws(StoreError) -> FileLock? {
         let descriptor = open(path.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw .cannotOpen(path: path.path, reason: String(cString: strerror(errno)))
+            let failure = errno
+            // A lock is taken to write: in a home that cannot be written, that is what to say.
+            var folder = path.deletingLastPathComponent()
+            if failure == EACCES || failure == EROFS || failure == EPERM, Home(directory: folder).isReadOnly {
+                // Locks live in the home or in its tmp folder: the home is what the patron knows.
+                if !FileManager.default.fileExists(atPath: Home(directory: folder).database.path) {
+                    folder = folder.deletingLastPathComponent()
+                }
+                throw .readOnlyHome(path: folder.path, needsUpgrade: false)
+            }
+            throw .cannotOpen(path: path.path, reason: String(cString: strerror(failure)))
         }
         let deadline = Date().addingTimeInterval(timeout)
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {

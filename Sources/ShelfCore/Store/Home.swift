@@ -52,8 +52,14 @@ public struct Home: Sendable {
     /// Scratch space on the same filesystem as the data, so finished files can be renamed into place.
     public var temporary: URL { directory.appendingPathComponent("tmp", isDirectory: true) }
 
+    /// Whether the home exists and this process cannot write it (a read-only mount, another user's folder).
+    public var isReadOnly: Bool {
+        FileManager.default.fileExists(atPath: directory.path) && access(directory.path, W_OK) != 0
+    }
+
     /// Creates the directories (mode 0700: a patron's loans are private).
     public func prepare() throws(StoreError) {
+        if isReadOnly { throw .readOnlyHome(path: directory.path, needsUpgrade: false) }
         do {
             try FileManager.default.createDirectory(
                 at: temporary, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

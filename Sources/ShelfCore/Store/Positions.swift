@@ -69,6 +69,8 @@ extension Store {
         if let id = try readPositions({ db in try String.fetchOne(db, sql: "SELECT value FROM setting WHERE key = 'device_id'") }) {
             return id
         }
+        // A read-only home has no position of this device to find: any id that is not stored will do.
+        if isReadOnly { return "urn:uuid:00000000-0000-4000-8000-000000000000" }
         return try writePositions { db in
             try db.execute(sql: "INSERT OR IGNORE INTO setting (key, value) VALUES ('device_id', ?)",
                            arguments: ["urn:uuid:" + UUID().uuidString.lowercased()])

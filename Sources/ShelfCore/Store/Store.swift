@@ -7,6 +7,8 @@ public enum StoreError: ShelfFailure, Equatable {
     case corrupt(path: String, reason: String)
     /// Nothing of the file can be read as a database: no repair can keep anything of it.
     case unreadable(path: String)
+    /// The home cannot be written: what only reads works, what writes cannot (or the store needs an upgrade first).
+    case readOnlyHome(path: String, needsUpgrade: Bool)
     case locked(path: String)
     case failed(reason: String)
     /// A file or folder of shelf's home (not the database) could not be made, written or removed: the line says
@@ -24,7 +26,7 @@ public enum StoreError: ShelfFailure, Equatable {
 
     public var exitCode: ShelfExit {
         switch self {
-        case .cannotOpen, .corrupt, .unreadable, .failed, .files: .storeFailure
+        case .cannotOpen, .corrupt, .unreadable, .readOnlyHome, .failed, .files: .storeFailure
         case .locked: .storeLocked
         case .diskFull: .diskFull
         case .noLibrary: .configuration
@@ -47,6 +49,12 @@ public enum StoreError: ShelfFailure, Equatable {
             "nothing in \(path) can be read as shelf's database (it was overwritten, or is not one); it is left as it is: "
                 + "rename it (mv \(path) \(path).unreadable) and shelf starts a new one, where `shelf library add` adds "
                 + "your libraries again (sign-ins are kept apart and still work)"
+        case .readOnlyHome(let path, false):
+            "the home \(path) is read-only, and this command writes there: make it writable (or give --home); "
+                + "list, show, status, loans, position and listen work on it as it is"
+        case .readOnlyHome(let path, true):
+            "the home \(path) is read-only, and its store was made by an older shelf and must be upgraded first: "
+                + "run any shelf command once where the home is writable"
         case .locked(let path): "the database \(path) is locked by another process; try again when it finishes"
         case .failed(let reason): "database error: \(reason)"
         case .files(let line): line
@@ -75,19 +83,26 @@ public final class Store: Sendable {
     let positionsQueue: DatabaseQueue
     let positionsPath: URL
 
-    /// Opens (creating and migrating as needed) the databases in `home`.
+    /// Whether the home could not be written when the store was opened: the databases are then open read-only
+    /// (`SQLITE_OPEN_READONLY`, immutable), every read works, and a write fails with `StoreError.readOnlyHome`.
+    public let isReadOnly: Bool
+
+    /// Opens (creating and migrating as needed) the databases in `home`; a home that exists but cannot be written
+    /// opens read-only (`isReadOnly`).
     ///
     /// `busyTimeout` is how long a write waits for another process's transaction before giving up.
     public init(home: Home, busyTimeout: TimeInterval = 5) throws(StoreError) {
-        try home.prepare()
+        isReadOnly = home.isReadOnly
+        if !isReadOnly { try home.prepare() }
         path = home.database
         positionsPath = home.positionsDatabase
         var current = home.database.path
+        let readOnly = isReadOnly
         do {
-            queue = try Self.open(home.database.path, busyTimeout: busyTimeout) { db in
+            queue = try Self.open(home.database.path, busyTimeout: busyTimeout, readOnly: readOnly) { db in
                 // Rows of about 2 KB fill 16 KB pages with little slack, so a large sync writes far fewer pages.
                 // (It takes effect only when the database is created.)
-                try db.execute(sql: "PRAGMA page_size = 16384")
+                if !readOnly { try db.execute(sql: "PRAGMA page_size = 16384") }
                 // 4 MB of page cache: a large sync spills less, and memory stays bounded.
                 try db.execute(sql: "PRAGMA cache_size = -4096")
                 // The sync's set of seen titles lives in a temporary table; keep it off the disk.
@@ -96,12 +111,19 @@ public final class Store: Sendable {
             // Damage is named before anything reads or writes through it (`StoreCheck`).
             try StoreCheck.verify(queue, file: home.database, notes: home.checkNotes)
             current = home.positionsDatabase.path
-            positionsQueue = try Self.open(home.positionsDatabase.path, busyTimeout: busyTimeout) { _ in }
+            positionsQueue = try Self.open(home.positionsDatabase.path, busyTimeout: busyTimeout, readOnly: readOnly) { _ in }
             try StoreCheck.verify(positionsQueue, file: home.positionsDatabase, notes: home.checkNotes)
-            try PositionsMigrations.migrator.migrate(positionsQueue)
-            current = home.database.path
-            try PositionsMigrations.moveListeningState(from: queue, to: positionsQueue)
-            try Migrations.migrator.migrate(queue)
+            if readOnly {
+                // Nothing can be migrated: a store from an older shelf is read only once a writable home upgrades it.
+                let behind = try positionsQueue.read { try !PositionsMigrations.migrator.hasCompletedMigrations($0) }
+                    || queue.read { try !Migrations.migrator.hasCompletedMigrations($0) }
+                if behind { throw StoreError.readOnlyHome(path: home.directory.path, needsUpgrade: true) }
+            } else {
+                try PositionsMigrations.migrator.migrate(positionsQueue)
+                current = home.database.path
+                try PositionsMigrations.moveListeningState(from: queue, to: positionsQueue)
+                try Migrations.migrator.migrate(queue)
+            }
         } catch {
             throw Store.translate(error, path: current)
         }
@@ -165,9 +187,21 @@ public final class Store: Sendable {
     /// How often a waiting write looks for the lock (`waitForWriteLock`).
     static let lockPollInterval: TimeInterval = 0.004
 
-    private static func open(_ path: String, busyTimeout: TimeInterval, prepare: @escaping @Sendable (Database) throws -> Void)
-        throws -> DatabaseQueue
-    {
+    private static func open(
+        _ path: String, busyTimeout: TimeInterval, readOnly: Bool = false, prepare: @escaping @Sendable (Database) throws -> Void
+    ) throws -> DatabaseQueue {
+        if readOnly {
+            // A read-only directory holds no -shm for the write-ahead log's index, nor can SQLite make one: the
+            // file is opened immutable (nothing in this home can change it; a -wal left by a writer is not read).
+            var configuration = Configuration()
+            configuration.readonly = true
+            configuration.label = "shelf"
+            configuration.prepareDatabase { db in try prepare(db) }
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw DatabaseError(resultCode: .SQLITE_CANTOPEN, message: "it does not exist and the home is read-only")
+            }
+            return try DatabaseQueue(path: Self.immutableURI(path), configuration: configuration)
+        }
         var configuration = Configuration()
         configuration.busyMode = busyTimeout <= 0 ? .immediateError : .callback(Self.waitForWriteLock(busyTimeout))
         configuration.foreignKeysEnabled = true
@@ -188,6 +222,13 @@ public final class Store: Sendable {
         let queue = try DatabaseQueue(path: path, configuration: configuration)
         try? FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return queue
+    }
+
+    /// An SQLite URI opening `path` immutable.
+    static func immutableURI(_ path: String) -> String {
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "?#%")
+        return "file:" + (path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path) + "?immutable=1"
     }
 
     /// Reads the catalog in a snapshot; errors become `StoreError`.
@@ -284,7 +325,9 @@ public final class Store: Sendable {
         case .SQLITE_IOERR where DiskSpace.isNearlyFull(path):
             return .diskFull(path: path, mountPoint: DiskSpace.mountPoint(of: path))
         case .SQLITE_CORRUPT, .SQLITE_NOTADB: return .corrupt(path: path, reason: error.message ?? "\(error.resultCode)")
-        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_READONLY, .SQLITE_AUTH:
+        case .SQLITE_READONLY:
+            return .readOnlyHome(path: URL(fileURLWithPath: path).deletingLastPathComponent().path, needsUpgrade: false)
+        case .SQLITE_CANTOPEN, .SQLITE_PERM, .SQLITE_AUTH:
             return .cannotOpen(path: path, reason: error.message ?? "\(error.resultCode)")
         default: return .failed(reason: error.message ?? "\(error)")
         }
