@@ -34,11 +34,12 @@ enum StoreCheck {
         return line.count > 100 ? String(line.prefix(100)) + "…" : line
     }
 
-    /// Size and modification time of the file and of its -wal.
+    /// Size and modification time of the file and of its -wal (an empty one, which every open may make anew, is
+    /// as good as none).
     static func signature(of file: URL) -> String {
         [file.path, file.path + "-wal"].map { path in
             var info = stat()
-            guard stat(path, &info) == 0 else { return "-" }
+            guard stat(path, &info) == 0, info.st_size > 0 else { return "-" }
             return "\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
         }.joined(separator: " ")
     }
