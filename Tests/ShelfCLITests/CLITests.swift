@@ -39,13 +39,15 @@ struct ShelfRunner: Sendable {
         var stderr: String
     }
 
-    /// Starts `shelf args` with `--home` appended; the caller waits.
-    func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws
-        -> (Process, Pipe, Pipe)
+    /// Starts `shelf args` with `--home` appended, through `wrapper` when given (a program and its arguments, as
+    /// `runuser -u nobody --` or `/usr/bin/time …`, with shelf's path and arguments after them); the caller waits.
+    func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, wrapper: [String] = [])
+        throws -> (Process, Pipe, Pipe)
     {
         let process = Process()
-        process.executableURL = Self.executable
-        process.arguments = arguments + ["--home", home.path]
+        let command = wrapper + [Self.executable.path] + arguments + ["--home", home.path]
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = nil
         for (key, value) in environment { env[key] = value }
@@ -67,9 +69,12 @@ struct ShelfRunner: Sendable {
         return (process, out, err)
     }
 
-    /// Runs `shelf args` to completion on a thread of its own (never blocking the test's executor).
-    func run(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> Result {
-        let (process, out, err) = try start(arguments, environment: environment, input: input)
+    /// Runs `shelf args` to completion on a thread of its own (never blocking the test's executor), through
+    /// `wrapper` when given (see `start`).
+    func run(
+        _ arguments: [String], environment: [String: String] = [:], input: String? = nil, wrapper: [String] = []
+    ) async throws -> Result {
+        let (process, out, err) = try start(arguments, environment: environment, input: input, wrapper: wrapper)
         return try await offloaded {
             let stdout = out.fileHandleForReading.readDataToEndOfFile()
             let stderr = err.fileHandleForReading.readDataToEndOfFile()
@@ -85,28 +90,9 @@ struct ShelfRunner: Sendable {
     func runMeasuringMemory(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Result, Int) {
         let report = home.deletingLastPathComponent().appendingPathComponent("rss-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
-        process.arguments = ["-f", "%M", "-o", report.path, Self.executable.path] + arguments + ["--home", home.path]
-        var env = ProcessInfo.processInfo.environment
-        env["NO_COLOR"] = nil
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let result = try await offloaded {
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Result(
-                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                stderr: String(decoding: stderr, as: UTF8.self))
-        }
+        let result = try await run(arguments, environment: environment, wrapper: ["/usr/bin/time", "-f", "%M", "-o", report.path])
         let text = try String(contentsOf: report, encoding: .utf8)
+        // GNU time writes "Command exited with non-zero status N" first when it did.
         let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
         return (result, try #require(kilobytes, "GNU time wrote \(text)"))
     }

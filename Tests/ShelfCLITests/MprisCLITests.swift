@@ -144,6 +144,11 @@ import Testing
         #expect(try await poll(bus, transcript, "status") { $0 == "Stopped" } == "Stopped", "\(transcript)")
         try await playerctl(bus, transcript, "play-pause")
         #expect(try await poll(bus, transcript, "status") { $0 == "Playing" } == "Playing", "\(transcript)")
+        // Paused again, so where it stops does not depend on how long the quit takes to arrive on a busy machine.
+        try await playerctl(bus, transcript, "play-pause")
+        #expect(try await poll(bus, transcript, "status") { $0 == "Paused" } == "Paused", "\(transcript)")
+        let paused = Double(try await playerctl(bus, transcript, "position")) ?? -1
+        #expect(paused >= 40, "\(transcript)")
         // Quit ends the session as q does: saved, and said where.
         try await client(bus, transcript, "/usr/bin/dbus-send", [
             "--session", "--print-reply", "--dest=org.mpris.MediaPlayer2.shelf", "/org/mpris/MediaPlayer2",
@@ -154,7 +159,11 @@ import Testing
             return String(decoding: data, as: UTF8.self)
         }
         #expect(process.terminationStatus == 0, "\(transcript)")
-        #expect(stdout.contains("Stopped at 0:4"), "\(stdout)")
+        // "Stopped at 0:41 of 1:20": where it was paused.
+        let stopped = stdout.split(separator: "\n").first { $0.hasPrefix("Stopped at ") }
+            .flatMap { $0.dropFirst("Stopped at ".count).split(separator: " ").first }
+            .map { $0.split(separator: ":").compactMap { Double($0) } }
+        #expect(stopped.map { $0.count == 2 && abs($0[0] * 60 + $0[1] - paused) <= 1 } == true, "\(stdout) paused at \(paused)")
         #expect(Self.shelfLines(String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)).isEmpty)
 
         kill(follow.processIdentifier, SIGKILL)

@@ -10,28 +10,9 @@ import Testing
 struct ReadOnlyHomeCLITests {
     /// Runs `shelf args --home home` as `nobody`.
     private func runAsNobody(_ arguments: [String], home: URL, environment: [String: String] = [:]) async throws -> ShelfRunner.Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-        process.arguments = ["-u", "nobody", "--", ShelfRunner.executable.path] + arguments + ["--home", home.path]
-        var env = ProcessInfo.processInfo.environment
-        env["NO_COLOR"] = nil
-        env["HOME"] = "/nonexistent"
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return try await offloaded {
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return ShelfRunner.Result(
-                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                stderr: String(decoding: stderr, as: UTF8.self))
-        }
+        try await ShelfRunner(home: home).run(
+            arguments, environment: environment.merging(["HOME": "/nonexistent"]) { mine, _ in mine },
+            wrapper: ["/usr/sbin/runuser", "-u", "nobody", "--"])
     }
 
     /// A copy of `home` that belongs to `nobody`, with no write permission anywhere in it.
