@@ -104,8 +104,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            resources: [.copy("Catalog")]
+            ]
         ),
         // The demo library's server: its own program, so only it links Hummingbird (`shelf demo` starts it).
         .executableTarget(

@@ -2,7 +2,6 @@ import Foundation
 
 /// What can go wrong setting up or changing the demo library.
 public enum DemoLibraryError: Error, LocalizedError, Equatable {
-    case catalogMissing(String)
     case catalogUnreadable(String)
     case unknownTitle(String)
     case duplicateTitle(String)
@@ -14,7 +13,6 @@ public enum DemoLibraryError: Error, LocalizedError, Equatable {
     /// A one-line, lower-case message saying what was wrong.
     public var errorDescription: String? {
         switch self {
-        case .catalogMissing(let path): "demo catalog resource \(path) is missing from the bundle; rebuild the package"
         case .catalogUnreadable(let reason): "demo catalog is not valid JSON for titles: \(reason)"
         case .unknownTitle(let id): "no title with id \(id) in the demo catalog"
         case .duplicateTitle(let id): "a title with id \(id) is already in the demo catalog"

@@ -20,6 +20,9 @@ import Testing
         return found.sorted()
     }
 
+    /// Whether this process may mount a tmpfs in a mount namespace of its own (root, where unshare is allowed).
+    static let canHideFolders = ExternalProgram.run("unshare", ["-m", "sh", "-c", "mount -t tmpfs none /mnt"]).status == 0
+
     @Test func installsProgramsManPagesAndCompletionsAndUninstallsExactlyThose() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-prefix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: prefix, withIntermediateDirectories: true)
@@ -41,6 +44,24 @@ import Testing
         // The installed shelf runs, and finds its player beside itself.
         let version = ExternalProgram.run(prefix.appendingPathComponent("bin/shelf").path, ["--version"])
         #expect(version.status == 0 && version.stdout == ShelfVersion.current + "\n")
+
+        // The installed programs stand alone: with the checkout's build folder out of sight (a tmpfs mounted over
+        // it, in a mount namespace of the demo's own), `shelf demo` starts the installed demo library, which
+        // serves its built-in catalog.
+        if Self.canHideFolders {
+            let build = ShelfRunner.executable.resolvingSymlinksInPath().pathComponents
+            let root = try #require(build.firstIndex(of: ".build"))
+            let buildFolder = NSString.path(withComponents: Array(build[...root]))
+            let home = prefix.appendingPathComponent("home")
+            let demo = ExternalProgram.run(
+                "unshare", ["-m", "sh", "-c", "mount -t tmpfs none \"$1\" && exec \"$2\" demo --port 0 --home \"$3\"",
+                            "sh", buildFolder, prefix.appendingPathComponent("bin/shelf").path, home.path],
+                timeout: 120)
+            #expect(demo.status == 0, "\(demo.stderr)")
+            #expect(demo.stdout.contains("The Adventures of Sherlock Holmes"), "\(demo.stdout)")
+            #expect(!demo.stderr.contains("missing"), "\(demo.stderr)")
+            try? FileManager.default.removeItem(at: home)
+        }
 
         let man = ExternalProgram.run("man", ["-M", prefix.appendingPathComponent("share/man").path, "-P", "cat", "shelf"],
                                       environment: ProcessInfo.processInfo.environment.merging(["MANWIDTH": "100"]) { $1 })

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The works the demo library offers, in crawl order: either the built-in catalog from the
-/// `Catalog` resource folder or a large synthetic one generated on demand.
+/// The works the demo library offers, in crawl order: either the built-in catalog (`builtInJSON`) or a large
+/// synthetic one generated on demand.
 public struct DemoCatalog: Sendable {
     /// A position holds either a synthetic work (made from its number when needed, so a catalog of
     /// 100 000 works costs 100 000 small values) or an explicit one (built in, added or edited).
@@ -37,13 +37,10 @@ public struct DemoCatalog: Sendable {
 
     /// The built-in catalog: public-domain audiobooks in the LibriVox style and a few ebooks.
     public static func builtIn() throws -> DemoCatalog {
-        guard let url = Bundle.module.url(forResource: "titles", withExtension: "json", subdirectory: "Catalog") else {
-            throw DemoLibraryError.catalogMissing("Catalog/titles.json")
-        }
-        return try DemoCatalog(titles: load(from: Data(contentsOf: url)))
+        try DemoCatalog(titles: load(from: Data(builtInJSON.utf8)))
     }
 
-    /// Decodes a JSON array of titles in the `Catalog/titles.json` format.
+    /// Decodes a JSON array of titles in the `builtInJSON` format.
     public static func load(from data: Data) throws -> [DemoTitle] {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601

@@ -1,3 +1,9 @@
+// The demo library's built-in catalog: public-domain audiobooks in the LibriVox style and a few ebooks, in the
+// format `DemoCatalog.load(from:)` reads. It lives in the program rather than in a resource bundle, so an installed
+// shelf-demo-library works wherever it is copied (a bundle stays in the build folder).
+
+extension DemoCatalog {
+    static let builtInJSON = #"""
 [
   {
     "id": "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001",
@@ -771,3 +777,5 @@
     }
   }
 ]
+"""#
+}
