@@ -38,6 +38,35 @@ import Testing
         await fixture.finish()
     }
 
+    /// The parts' bounds are options of download and sync: a margin of free space larger than the disk stops the
+    /// download before a byte is written, naming the option, and the same download without it completes; values
+    /// that cannot be bounds are usage errors.
+    @Test func thePartBoundsAreOptionsAndKeepFreeStopsBeforeAnythingIsWritten() async throws {
+        let fixture = try await ready()
+        let refused = try await fixture.shelf.run(["download", "7d3c0002", "--keep-free", "100t"])
+        #expect(refused.status == ShelfExit.diskFull.rawValue, "\(refused.stderr)")
+        #expect(refused.stderr.split(separator: "\n").count == 1, "\(refused.stderr)")
+        #expect(refused.stderr.contains("less than the 104857600 MB shelf keeps free there (--keep-free)"), "\(refused.stderr)")
+        #expect((try? fixture.files(of: "7d3c0002")).map { (try? FileManager.default.contentsOfDirectory(atPath: $0.path))?
+            .filter { $0.hasPrefix("part-") }.isEmpty ?? true } ?? true)
+        let downloaded = try await fixture.shelf.run(
+            ["download", "7d3c0002", "--keep-free", "1m", "--part-cap", "512m", "--min-rate", "0", "--min-average", "4k"])
+        #expect(downloaded.status == 0, "\(downloaded.stderr)")
+        for (option, value, message) in [
+            ("--part-cap", "10", "--part-cap takes a size of at least 1m"), ("--keep-free", "lots", "--keep-free takes a size"),
+            ("--min-rate", "-1", "--min-rate takes bytes a second"), ("--min-average", "fast", "--min-average takes bytes a second"),
+        ] {
+            for command in ["download", "sync"] {
+                let wrong = try await fixture.shelf.run([command, "\(option)=\(value)"] + (command == "download" ? ["7d3c0001"] : []))
+                #expect(wrong.status == ShelfExit.usage.rawValue, "\(command) \(option) \(value): \(wrong.stderr)")
+                #expect(wrong.stderr.contains(message), "\(command) \(option) \(value): \(wrong.stderr)")
+            }
+        }
+        let pages = try await fixture.shelf.run(["sync", "--max-pages", "0"])
+        #expect(pages.status == ShelfExit.usage.rawValue && pages.stderr.contains("--max-pages must be 1 to 1000000"), "\(pages.stderr)")
+        await fixture.finish()
+    }
+
     @Test func aDroppedConnectionAndAnExpiredLinkStillEndDownloaded() async throws {
         let fixture = try await ready()
         let id = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"

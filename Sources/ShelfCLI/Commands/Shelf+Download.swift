@@ -30,6 +30,8 @@ extension Shelf {
         @Flag(name: .shortAndLong, help: "Do not ask before a large download (over 500 MB).")
         var yes = false
 
+        @OptionGroup var bounds: PartBoundOptions
+
         func validate() throws {
             guard (id == nil) != !all else { throw ValidationError("give a title's id, or --all") }
             guard ["high", "normal"].contains(priority) else { throw ValidationError("--priority is high or normal") }
@@ -37,6 +39,7 @@ extension Shelf {
             if let limitRate, ByteCount.rate(limitRate) == nil {
                 throw ValidationError("--limit-rate takes a number of bytes per second, like 500k or 2m")
             }
+            try bounds.validate()
         }
 
         func run() throws {
@@ -45,6 +48,7 @@ extension Shelf {
                 var settings = DownloadSettings()
                 (settings.concurrency, settings.perHost, settings.log) = (parallel, parallel, global.logger)
                 settings.limitRate = limitRate.flatMap(ByteCount.rate)
+                bounds.apply(to: &settings)
                 // Ctrl-C or a SIGTERM stops the transfers, puts the title back where it was, then ends with the signal.
                 let signals = SignalWatch()
                 settings.stopSignal = { signals.ending }

@@ -27,6 +27,12 @@ extension Shelf {
 
         @OptionGroup var crawl: CrawlBoundOptions
 
+        @Option(name: .customLong("max-pages"), help: ArgumentHelp(
+            "The most pages sync reads of one feed (default \(SyncOptions.defaultMaxPages)).", valueName: "n"))
+        var maxPages = SyncOptions.defaultMaxPages
+
+        @OptionGroup var bounds: PartBoundOptions
+
         @Flag(name: .customLong("no-download"), help: "Download nothing, whatever the libraries' download policy.")
         var noDownload = false
 
@@ -37,6 +43,8 @@ extension Shelf {
             if all && global.library != nil { throw ValidationError("give --all or --library, not both") }
             if wait < 0 { throw ValidationError("--wait must not be negative") }
             try crawl.validate()
+            if !(1...1_000_000).contains(maxPages) { throw ValidationError("--max-pages must be 1 to 1000000") }
+            try bounds.validate()
         }
 
         func run() throws {
@@ -47,6 +55,8 @@ extension Shelf {
                 var settings = RefreshSettings()
                 (settings.sync.lockTimeout, settings.sync.acceptEmptyLoans, settings.sync.honourBackoff) = (wait, acceptEmptyLoans, !now)
                 (settings.sync.crawlDepth, settings.sync.crawlFeeds) = (crawl.crawlDepth, crawl.crawlFeeds)
+                settings.sync.maxPages = maxPages
+                bounds.apply(to: &settings.download)
                 (settings.sync.log, settings.sync.http.log, settings.download.log) = (global.logger, global.logger, global.logger)
                 (settings.noDownload, settings.notify, settings.watchSignals) = (noDownload, notify, true)
                 settings.attended = !global.quiet && !output.json

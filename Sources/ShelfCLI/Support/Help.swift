@@ -6,7 +6,9 @@ enum Help {
     static let sync = """
         Follows the catalog's pages (rel="next"), asking only for pages that changed (ETag, \
         Last-Modified). Once 3 pages in a row bring no title not seen in this sync (a server paging for ever), \
-        their next links are not followed: a warning says where, and nothing is removed that sync. Every page is read and kept on disk before anything is written: if a page fails, nothing \
+        their next links are not followed: a warning says where, and nothing is removed that sync. A feed is \
+        read to \(SyncOptions.defaultMaxPages) pages at most (--max-pages); past that, the sync stops and \
+        nothing changes. Every page is read and kept on disk before anything is written: if a page fails, nothing \
         changes and the error names the page. Then they are applied in short steps (about 150 ms each, a page \
         with its titles in one), so your other commands (borrow, return, archive, library set, mark, the \
         player) never wait for a slow library; what you borrowed or returned after the sync read your loans \
@@ -72,11 +74,14 @@ enum Help {
         (Findaway, LCP, OverDrive, Feedbooks) are reported, not attempted.
 
         Every part is bounded. It may hold its manifest's stated length; else what its duration plays at \
-        2 Mbit/s, with 16 MB to spare; else 4 GiB: a server offering or sending more is refused and nothing \
-        of the part is kept. A part arriving slower than 1 KB a second over 2 minutes is cut off and tried \
-        again (not under --limit-rate), and one sending nothing for 30 seconds likewise. While a part is \
-        written, a disk with less than 64 MB free stops the download as a full disk does (exit status 94), \
-        keeping what arrived.
+        2 Mbit/s, with 16 MB to spare; else 4 GiB (--part-cap): a server offering or sending more is refused \
+        and nothing of the part is kept. A part arriving slower than 1 KB a second over 2 minutes \
+        (--min-rate) is cut off and tried again, and one sending nothing for 30 seconds likewise. A part must \
+        average 16 KB a second over all its attempts after 10 minutes of grace (--min-average): at that \
+        deadline, about a minute a megabyte of what it may hold, it fails and its bytes are kept for the next \
+        run. Neither rate applies under --limit-rate, the patron's own choice of slowness. While a part is \
+        written, a disk with less than 64 MB free (--keep-free) stops the download as a full disk does (exit \
+        status 94), keeping what arrived. The downloads at the end of `shelf sync` take the same options.
 
         A book offered as one audio file (mp3, m4b, ogg, opus, flac, aac…) or a zip of audio files, \
         as calibre, COPS and other plain servers offer them, is downloaded the same resumable way; \

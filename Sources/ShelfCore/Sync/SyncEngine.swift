@@ -47,7 +47,8 @@ public enum SyncError: ShelfFailure {
         case .paginationLoop(let feed, let page, let url):
             "sync stopped: page \(page) of the \(feed) links back to \(Redaction.url(url)) (a pagination loop); nothing was changed"
         case .tooManyPages(let feed, let limit):
-            "sync stopped: the \(feed) has more than \(limit) pages; nothing was changed"
+            "sync stopped: the \(feed) has more than \(limit) pages; nothing was changed (`shelf sync --max-pages N` "
+                + "reads more)"
         case .noWayToBooks(let library, let url, 0, _, _):
             "\(Redaction.url(url)) holds no titles and links to no feed that does; check that it is the library's "
                 + "OPDS catalog URL (shelf library remove \(library), then add the right one)"
@@ -126,7 +127,10 @@ public struct SyncSummary: Codable, Sendable, Equatable {
 public struct SyncOptions: Sendable {
     /// How long to wait for another sync to finish before giving up.
     public var lockTimeout: TimeInterval = 10
-    public var maxPages = 100_000
+    /// The most pages read of one feed: 10,000 pages hold a million titles at 100 a page (Palace's crawlable feed),
+    /// 250,000 at calibre's 25. Endless paging usually ends well before (`FeedFetcher.stalePages`).
+    public var maxPages = SyncOptions.defaultMaxPages
+    public static let defaultMaxPages = 10_000
     /// Crawl bounds for this run, over the library's own (`shelf sync --crawl-depth/--crawl-feeds`).
     public var crawlDepth: Int?
     public var crawlFeeds: Int?

@@ -67,6 +67,11 @@ public struct DownloadSettings: Sendable {
     /// and tried again, its bytes kept; not under `limitRate`, the patron's own choice of slowness.
     public var minimumRate: Int64 = 1024
     public var rateWindow: TimeInterval = 120
+    /// A part must average at least this many bytes a second over all its attempts, after `averageGrace`: its
+    /// deadline is `averageGrace` plus what it may hold (`DownloadPart.bound`) at this rate (16 KB/s: about a
+    /// minute a megabyte), so a server just above `minimumRate` cannot hold a sync for days. Not under `limitRate`.
+    public var minimumAverage: Int64 = 16_384
+    public var averageGrace: TimeInterval = 600
     /// Bytes per second for all transfers together, or nil.
     public var limitRate: Int64?
     public var backoffBase: TimeInterval {
@@ -107,7 +112,7 @@ public struct PartProgress: Sendable, Equatable {
 
 /// Why a download could not start.
 public enum DownloadError: ShelfFailure, Equatable {
-    case diskSpace(directory: String, mountPoint: String, needed: Int64, available: Int64)
+    case diskSpace(directory: String, mountPoint: String, needed: Int64, available: Int64, margin: Int64)
     /// A write failed with ENOSPC mid-download; the bytes written so far are kept for a resume.
     case diskFull(path: String, mountPoint: String)
     case cannotWrite(path: String, reason: String)
@@ -124,9 +129,12 @@ public enum DownloadError: ShelfFailure, Equatable {
 
     public var description: String {
         switch self {
-        case .diskSpace(let directory, let mountPoint, let needed, let available):
-            "not enough room on the disk at \(mountPoint) for \(directory): \(Self.megabytes(needed)) needed (with 64 MB "
-                + "to spare), \(Self.megabytes(available)) free; free some space there and try again"
+        case .diskSpace(let directory, let mountPoint, 0, let available, let margin):
+            "not enough room on the disk at \(mountPoint) for \(directory): \(Self.megabytes(available)) free, less than "
+                + "the \(Self.megabytes(margin)) shelf keeps free there (--keep-free); free some space there and try again"
+        case .diskSpace(let directory, let mountPoint, let needed, let available, let margin):
+            "not enough room on the disk at \(mountPoint) for \(directory): \(Self.megabytes(needed)) needed (with "
+                + "\(Self.megabytes(margin)) to spare), \(Self.megabytes(available)) free; free some space there and try again"
         case .diskFull(let path, let mountPoint):
             "the disk at \(mountPoint) is full: cannot write \(path); free some space there, then download the title again: "
                 + "the bytes received are kept"
@@ -164,10 +172,14 @@ public final class PartDownloader {
             if let size = Self.completeSize(part) ?? Self.promoteCompletePartFile(part) {
                 results[part.index] = .complete(bytes: size)
             } else {
-                pending.append(Transfer(
-                    part: part, bound: part.bound(bytesPerSecond: settings.boundBytesPerSecond, cap: settings.partCap),
-                    margin: settings.freeSpaceMargin, minimumRate: settings.limitRate == nil ? settings.minimumRate : 0,
-                    rateWindow: settings.rateWindow))
+                let bound = part.bound(bytesPerSecond: settings.boundBytesPerSecond, cap: settings.partCap)
+                let transfer = Transfer(
+                    part: part, bound: bound, margin: settings.freeSpaceMargin,
+                    minimumRate: settings.limitRate == nil ? settings.minimumRate : 0, rateWindow: settings.rateWindow)
+                if settings.limitRate == nil, settings.minimumAverage > 0 {
+                    transfer.pace = Pace(start: Date(), grace: settings.averageGrace, rate: settings.minimumAverage, size: bound)
+                }
+                pending.append(transfer)
             }
         }
         try checkDiskSpace(pending.map(\.part))
@@ -222,6 +234,10 @@ public final class PartDownloader {
                 case .done(let result):
                     results[transfer.part.index] = result
                     settings.partFinished?(transfer.part.index, result)
+                case .retry(_, _) where transfer.pace?.isPast == true:
+                    let failure = PartResult.failed(reason: transfer.pace!.reason)
+                    results[transfer.part.index] = failure
+                    settings.partFinished?(transfer.part.index, failure)
                 case .retry(let reason, let after):
                     transfer.attempt += 1
                     let wait = after == 0
@@ -247,6 +263,25 @@ public final class PartDownloader {
             }
         }
         return results
+    }
+
+    /// A part's deadline (`DownloadSettings.minimumAverage`): from its first attempt, the grace and its size at the
+    /// slowest average allowed. Its size is what it may hold (`DownloadPart.bound`) until the server states it.
+    struct Pace {
+        let start: Date
+        let grace: TimeInterval
+        let rate: Int64
+        var size: Int64
+
+        var seconds: TimeInterval { grace + Double(size) / Double(rate) }
+        var isPast: Bool { Date().timeIntervalSince(start) >= seconds }
+
+        /// Why the part failed, for its line.
+        var reason: String {
+            let time = seconds < 120 ? "\(Int(seconds.rounded(.up))) s" : "\(Int((seconds / 60).rounded(.up))) minutes"
+            return "took longer than \(time), the most a part of "
+                + "\(ByteCountText.of(size)) may take (its bytes are kept; running the download again goes on from them)"
+        }
     }
 
     /// The pending transfer to start next among those whose wait is over: the most wanted by `priority`, then the
@@ -293,18 +328,19 @@ public final class PartDownloader {
             guard let expected = part.expectedLength else { return total }
             return total + max(0, expected - Transfer.existingBytes(part))
         }
-        guard needed > 0, let directory = parts.first?.destination.deletingLastPathComponent() else { return }
+        guard let directory = parts.first?.destination.deletingLastPathComponent() else { return }
         // The directory may not exist yet: ask about the nearest one that does.
         var existing = directory
         while !FileManager.default.fileExists(atPath: existing.path) && existing.path != "/" {
             existing.deleteLastPathComponent()
         }
         guard let available = DiskSpace.available(at: existing.path) else { return }
-        // Keep a margin so the rest of the system does not run out because of us.
-        if needed + 64 * 1_048_576 > available {
+        // Keep the margin so the rest of the system does not run out because of us: parts of unknown length need
+        // at least that much free to start.
+        if needed + settings.freeSpaceMargin > available {
             throw DownloadError.diskSpace(
                 directory: directory.path, mountPoint: DiskSpace.mountPoint(of: existing.path), needed: needed,
-                available: available)
+                available: available, margin: settings.freeSpaceMargin)
         }
     }
 
@@ -431,6 +467,8 @@ private final class Transfer: CurlSink {
 
     /// The most bytes the part may hold (`DownloadPart.bound`).
     let bound: Int64
+    /// When the part must be complete (`DownloadSettings.minimumAverage`); nil under a rate limit.
+    var pace: PartDownloader.Pace?
     /// Free space kept while writing, looked at every 16 MB written.
     let margin: Int64
     private var sinceSpaceCheck = 0
@@ -562,6 +600,8 @@ private final class Transfer: CurlSink {
                 discard()
                 return false
             }
+            // The deadline is the stated size's, once the server states one.
+            if let total, total > 0, let size = pace?.size, total < size { pace?.size = total }
         }
         if offset + received + Int64(bytes.count) > bound {
             writeFailure = "the server sent more than \(bound) bytes (" + allowance + "); nothing of it was kept"
@@ -594,6 +634,10 @@ private final class Transfer: CurlSink {
         }
         received += Int64(bytes.count)
         limiter?.take(bytes.count)
+        if let pace, pace.isPast {
+            restartReason = pace.reason
+            return false
+        }
         // A server dripping bytes keeps the connection alive past the stall timeout: judge the rate too.
         windowBytes += Int64(bytes.count)
         let elapsed = Date().timeIntervalSince(windowStart)

@@ -295,6 +295,32 @@ private final class DownloadFixture: @unchecked Sendable {
         await fixture.finish()
     }
 
+    /// A server just fast enough for the minimum rate still meets the part's deadline: here 2,000 bytes a second
+    /// against an average of 1 MB a second after a grace of half a second, so for a part of 12 KB the deadline
+    /// passes about half a second after the start. The part fails for it at once, not after its attempts, and keeps its bytes. A busy machine
+    /// only makes the part slower.
+    @Test func aPartPastItsDeadlineFailsAndKeepsItsBytes() async throws {
+        let fixture = DownloadFixture()
+        try await fixture.start()
+        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 2_000), for: DownloadFixture.bookID)
+        var settings = DownloadFixture.quick
+        (settings.minimumAverage, settings.averageGrace, settings.maxAttempts) = (1_048_576, 0.5, 5)
+        let parts = Array(fixture.parts.prefix(1))
+        let results = try await fixture.download(settings, parts: parts)
+        guard case .failed(let reason)? = results[0] else {
+            Issue.record("not stopped at its deadline: \(String(describing: results[0]))")
+            await fixture.finish()
+            return
+        }
+        // The part states no length in its manifest: its deadline is the size the server states.
+        #expect(parts[0].expectedLength == nil)
+        #expect(reason.hasPrefix("took longer than 1 s, the most a part of 12427 bytes may take"), "\(reason)")
+        #expect(reason.hasSuffix(" may take (its bytes are kept; running the download again goes on from them)"), "\(reason)")
+        #expect(FileManager.default.fileExists(atPath: parts[0].destination.appendingPathExtension("part").path))
+        #expect(!FileManager.default.fileExists(atPath: parts[0].destination.path))
+        await fixture.finish()
+    }
+
     @Test func aPartsBoundIsItsLengthElseItsDurationAtTwoMegabitsElseTheCap() {
         let url = URL(string: "http://127.0.0.1:1/1.mp3")!
         let file = URL(fileURLWithPath: "/tmp/1.mp3")
@@ -333,7 +359,7 @@ private final class DownloadFixture: @unchecked Sendable {
         await #expect {
             _ = try await fixture.download(parts: parts)
         } throws: { error in
-            guard case DownloadError.diskSpace(_, let mountPoint, _, _) = error else { return false }
+            guard case DownloadError.diskSpace(_, let mountPoint, _, _, _) = error else { return false }
             #expect((error as? DownloadError)?.exitCode == .diskFull)
             #expect(mountPoint == DiskSpace.mountPoint(of: fixture.directory.path))
             return (error as? DownloadError)?.description.hasPrefix("not enough room on the disk at \(mountPoint) for") == true
