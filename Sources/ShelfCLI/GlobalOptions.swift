@@ -25,6 +25,13 @@ package struct GlobalOptions: ParsableArguments {
     /// when none has); a failure there never stops the command.
     package func openStore() throws -> Store {
         let store = try Store(home: resolvedHome)
+        if store.restoredLibraries > 0 && !quiet {
+            let count = store.restoredLibraries
+            FileHandle.standardError.write(Data((
+                "shelf: note: the catalog database \(resolvedHome.database.path) was missing; \(count) "
+                + "librar\(count == 1 ? "y" : "ies") and their settings came back from \(resolvedHome.libraryMirror.lastPathComponent): "
+                + "`shelf sync` fetches their catalogs\n").utf8))
+        }
         _ = try? store.expireLoans(home: resolvedHome)
         return store
     }

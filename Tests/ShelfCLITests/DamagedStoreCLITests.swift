@@ -21,6 +21,8 @@ import Testing
         case positionsPage
         /// The positions database's header overwritten.
         case positionsHeader
+        /// The catalog database and its log deleted.
+        case catalogDeleted
 
         var testDescription: String { rawValue }
         var file: String { rawValue.hasPrefix("positions") ? "positions.sqlite" : "shelf.sqlite" }
@@ -88,6 +90,9 @@ import Testing
             let (page, size) = try rootPage(of: "annotation_outbox_library", in: positions)
             try overwrite(positions, at: (page - 1) * size, count: size)
         case .positionsHeader: try overwrite(positions, at: 0, count: 100)
+        case .catalogDeleted:
+            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: catalog.path + suffix) }
+            #expect(!FileManager.default.fileExists(atPath: catalog.path))
         }
     }
 
@@ -111,6 +116,25 @@ import Testing
             #expect(try await snapshot(shelf) == before)
             let repair = try await shelf.run(["doctor", "--repair"], environment: ["SDL_AUDIODRIVER": "dummy"])
             #expect(repair.stdout.contains("repair: nothing to repair"), "\(repair.stdout)")
+            return
+        }
+        if damage == .catalogDeleted {
+            // Nothing to repair: the patron's rows come back from their copy as the store opens, said once.
+            #expect(met.status == 0, "\(met.stderr)")
+            #expect(met.stderr == "shelf: note: the catalog database \(shelf.home.appendingPathComponent("shelf.sqlite").path) was "
+                + "missing; 1 library and their settings came back from libraries.json: `shelf sync` fetches their catalogs\n")
+            #expect(try await shelf.run(["list"]).stderr.isEmpty)
+            let sync = try await shelf.run(["sync"])
+            #expect(sync.status == 0, "\(sync.stderr)")
+            // The downloaded files were kept under the title's id: downloading again finds them whole.
+            let download = try await shelf.run(["download", "7d3c0002"])
+            #expect(download.status == 0, "\(download.stderr)")
+            let after = try await snapshot(shelf)
+            #expect(after.libraries == before.libraries)
+            #expect(after.following == before.following)
+            #expect(after.titles == before.titles)
+            #expect(after.position == before.position.replacingOccurrences(of: "\"pendingPush\" : true", with: "\"pendingPush\" : false"),
+                    "\(before.position)\n\(after.position)")
             return
         }
         // Named before anything is read through it: the file, and the repair.

@@ -155,14 +155,15 @@ import Testing
         let free = try #require(DiskSpace.available(at: mount.path))
         let filler = mount.appendingPathComponent("filler")
         try Data(count: Int(free) - 24 * 1024).write(to: filler)
-        let full = try await shelf.run(["download", "7d3c0002"])
+        // No margin kept (--keep-free 0): the writes themselves meet the full disk, which is what is tested here.
+        let full = try await shelf.run(["download", "7d3c0002", "--keep-free", "0"])
         #expect(full.status == ShelfExit.diskFull.rawValue, "\(full.stderr)")
         #expect(full.stderr.contains("the disk at \(mount.path) is full"), "\(full.stderr)")
         #expect(!full.stderr.contains("database error"))
         #expect(full.stderr.split(separator: "\n").count == 1, "\(full.stderr)")
         // Room made: the next download completes, and the title is not stuck half-way.
         try FileManager.default.removeItem(at: filler)
-        let again = try await shelf.run(["download", "7d3c0002"])
+        let again = try await shelf.run(["download", "7d3c0002", "--keep-free", "0"])
         #expect(again.status == 0, "\(again.stderr)")
         #expect(try await shelf.run(["show", "7d3c0002"]).stdout.contains("State         Downloaded"))
         await server.stop()

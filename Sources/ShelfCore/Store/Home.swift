@@ -48,6 +48,8 @@ public struct Home: Sendable {
     /// The databases' last passed checks (`StoreCheck`): a file's size and time, noted so it is checked again only
     /// when it changed.
     public var checkNotes: URL { directory.appendingPathComponent("checked") }
+    /// A copy of the patron's rows of the catalog (`PatronMirror`).
+    public var libraryMirror: URL { directory.appendingPathComponent("libraries.json") }
     public var syncLock: URL { directory.appendingPathComponent("sync.lock") }
     /// Scratch space on the same filesystem as the data, so finished files can be renamed into place.
     public var temporary: URL { directory.appendingPathComponent("tmp", isDirectory: true) }

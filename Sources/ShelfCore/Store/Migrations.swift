@@ -475,6 +475,30 @@ enum Migrations {
                 ALTER TABLE feed_page ADD COLUMN ids_digest INTEGER;
                 """)
         }
+        migrator.registerMigration("v21-patron-mirror") { db in
+            try db.execute(sql: """
+                -- Whether libraries.json (PatronMirror) is behind the patron's rows: set by these triggers, cleared
+                -- when the file is written.
+                CREATE TABLE mirror_state (id INTEGER PRIMARY KEY CHECK (id = 1), dirty INTEGER NOT NULL);
+                INSERT INTO mirror_state (id, dirty) VALUES (1, 1);
+                CREATE TRIGGER mirror_library_insert AFTER INSERT ON library
+                    BEGIN UPDATE mirror_state SET dirty = 1; END;
+                CREATE TRIGGER mirror_library_delete AFTER DELETE ON library
+                    BEGIN UPDATE mirror_state SET dirty = 1; END;
+                CREATE TRIGGER mirror_library_update AFTER UPDATE OF name, url, is_default, catalog_title, crawlable_url,
+                    shelf_url, auth_document_url, annotations_url, crawl_depth, crawl_feeds, auto_download, keep_finished,
+                    max_bytes, notify ON library
+                    BEGIN UPDATE mirror_state SET dirty = 1; END;
+                CREATE TRIGGER mirror_follow_insert AFTER INSERT ON follow BEGIN UPDATE mirror_state SET dirty = 1; END;
+                CREATE TRIGGER mirror_follow_delete AFTER DELETE ON follow BEGIN UPDATE mirror_state SET dirty = 1; END;
+                CREATE TRIGGER mirror_edition_kept AFTER UPDATE OF has_local_copy, archived_by ON edition
+                    BEGIN UPDATE mirror_state SET dirty = 1; END;
+                CREATE TRIGGER mirror_queue_insert AFTER INSERT ON download_queue
+                    BEGIN UPDATE mirror_state SET dirty = 1; END;
+                CREATE TRIGGER mirror_queue_delete AFTER DELETE ON download_queue
+                    BEGIN UPDATE mirror_state SET dirty = 1; END;
+                """)
+        }
         return migrator
     }
 }

@@ -86,6 +86,10 @@ public final class Store: Sendable {
     /// Whether the home could not be written when the store was opened: the databases are then open read-only
     /// (`SQLITE_OPEN_READONLY`, immutable), every read works, and a write fails with `StoreError.readOnlyHome`.
     public let isReadOnly: Bool
+    /// Where the patron's rows are copied (`PatronMirror`).
+    let mirror: URL
+    /// How many libraries came back from `libraries.json` as the store opened: the catalog database was missing.
+    public let restoredLibraries: Int
 
     /// Opens (creating and migrating as needed) the databases in `home`; a home that exists but cannot be written
     /// opens read-only (`isReadOnly`).
@@ -93,7 +97,10 @@ public final class Store: Sendable {
     /// `busyTimeout` is how long a write waits for another process's transaction before giving up.
     public init(home: Home, busyTimeout: TimeInterval = 5) throws(StoreError) {
         isReadOnly = home.isReadOnly
+        mirror = home.libraryMirror
         if !isReadOnly { try home.prepare() }
+        let fresh = !FileManager.default.fileExists(atPath: home.database.path)
+        var restored = 0
         path = home.database
         positionsPath = home.positionsDatabase
         var current = home.database.path
@@ -123,10 +130,15 @@ public final class Store: Sendable {
                 current = home.database.path
                 try PositionsMigrations.moveListeningState(from: queue, to: positionsQueue)
                 try Migrations.migrator.migrate(queue)
+                // A catalog database that was lost: the patron's rows come back from their copy.
+                if fresh, let snapshot = PatronMirror.read(home.libraryMirror) {
+                    restored = try queue.write { try PatronMirror.restore(snapshot, into: $0) }
+                }
             }
         } catch {
             throw Store.translate(error, path: current)
         }
+        restoredLibraries = restored
     }
 
     /// Makes a new, migrated catalog database at `file` (for `StoreSalvage`).
@@ -156,7 +168,15 @@ public final class Store: Sendable {
         ]
         for (file, create) in files where FileManager.default.fileExists(atPath: file.path) {
             guard Self.isDamaged(file) else { continue }
-            reports.append(try StoreSalvage.repair(file, create: create))
+            var report = try StoreSalvage.repair(file, create: create)
+            // Libraries (and the patron's titles) on pages that were lost come back from their copy.
+            if file == home.database, let snapshot = PatronMirror.read(home.libraryMirror) {
+                let queue = try createCatalog(at: file)
+                let back = try queue.write { try PatronMirror.restore(snapshot, into: $0) }
+                try queue.close()
+                if back > 0 { report.kept["library", default: 0] += back }
+            }
+            reports.append(report)
             try? FileManager.default.removeItem(at: home.checkNotes)
         }
         return reports
@@ -239,9 +259,24 @@ public final class Store: Sendable {
     /// Writes the catalog in one immediate transaction, rolled back if `body` throws; non-store errors pass through.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         do {
-            return try Self.write(queue, body)
+            let result = try Self.write(queue, body)
+            refreshMirror()
+            return result
         } catch let error as DatabaseError {
             throw Store.translate(error, path: path.path)
+        }
+    }
+
+    /// Writes `libraries.json` anew when a write changed the patron's rows (`PatronMirror`). Best effort: the copy
+    /// is a spare, and a failure to write it leaves it marked stale for the next write to try again.
+    func refreshMirror() {
+        guard !isReadOnly,
+            (try? queue.read({ try Int.fetchOne($0, sql: "SELECT dirty FROM mirror_state") })) == 1
+        else { return }
+        try? queue.inTransaction(.immediate) { db in
+            try PatronMirror.write(try PatronMirror.snapshot(db), to: mirror)
+            try db.execute(sql: "UPDATE mirror_state SET dirty = 0")
+            return .commit
         }
     }
 
@@ -277,7 +312,7 @@ public final class Store: Sendable {
         _ body: (Database, _ step: () throws -> Void) throws -> T
     ) throws -> T {
         do {
-            return try queue.writeWithoutTransaction { db in
+            let outcome = try queue.writeWithoutTransaction { db in
                 var journal = name.map { StepJournal(name: $0, firstSyncOf: library) }
                 do {
                     try db.beginTransaction(.immediate)
@@ -301,6 +336,8 @@ public final class Store: Sendable {
                     throw error
                 }
             }
+            refreshMirror()
+            return outcome
         } catch let error as DatabaseError {
             throw Store.translate(error, path: path.path)
         }

@@ -19,7 +19,8 @@ import Testing
                               "v9-edition-duration-and-series",
                               "v10-titles-found-by-browse-and-search", "v11-crawl-bounds", "v12-failure-backoff",
                               "v13-notices", "v14-follows-and-download-policy", "v15-edition-status-index",
-                              "v16-list-covering-index", "v17-archived-by", "v18-sync-guards", "v19-step-undo", "v20-page-ids-digest"])
+                              "v16-list-covering-index", "v17-archived-by", "v18-sync-guards", "v19-step-undo", "v20-page-ids-digest",
+                              "v21-patron-mirror"])
         // The listening state has a database of its own, as private and in WAL too.
         let positionsMode = try store.readPositions { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(positionsMode == "wal")

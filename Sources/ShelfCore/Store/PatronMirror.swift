@@ -1,0 +1,151 @@
+import Foundation
+import GRDB
+
+/// A copy of the patron's own rows of the catalog database, kept beside it in `libraries.json`: the libraries
+/// with their settings, the follows, and the titles the patron downloaded, archived or queued (by their rowids, so
+/// positions, bookmarks and downloaded files keyed by them find them again). A catalog database that is lost (or
+/// whose library rows were) is rebuilt from it, and the next sync fetches the rest.
+///
+/// Triggers on those rows mark the copy stale (`mirror_state.dirty`, migration v21); after each write that did, the
+/// store writes the file anew (`Store.refreshMirror`). The file is small: a few hundred bytes a library and a
+/// hundred a title.
+public enum PatronMirror {
+    /// What the file holds.
+    struct Snapshot: Codable, Equatable {
+        var libraries: [Row]
+        var follows: [Row]
+        var titles: [Row]
+
+        /// One row, as column name and value (text, integer, real or null).
+        struct Row: Codable, Equatable {
+            var values: [String: Value]
+        }
+
+        enum Value: Codable, Equatable {
+            case null
+            case integer(Int64)
+            case real(Double)
+            case text(String)
+
+            init(_ value: DatabaseValue) {
+                switch value.storage {
+                case .int64(let number): self = .integer(number)
+                case .double(let number): self = .real(number)
+                case .string(let text): self = .text(text)
+                default: self = .null
+                }
+            }
+
+            var databaseValue: DatabaseValue {
+                switch self {
+                case .null: .null
+                case .integer(let number): number.databaseValue
+                case .real(let number): number.databaseValue
+                case .text(let text): text.databaseValue
+                }
+            }
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.singleValueContainer()
+                if container.decodeNil() {
+                    self = .null
+                } else if let number = try? container.decode(Int64.self) {
+                    self = .integer(number)
+                } else if let number = try? container.decode(Double.self) {
+                    self = .real(number)
+                } else {
+                    self = .text(try container.decode(String.self))
+                }
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.singleValueContainer()
+                switch self {
+                case .null: try container.encodeNil()
+                case .integer(let number): try container.encode(number)
+                case .real(let number): try container.encode(number)
+                case .text(let text): try container.encode(text)
+                }
+            }
+        }
+    }
+
+    static let libraryColumns = [
+        "id", "name", "url", "is_default", "catalog_title", "crawlable_url", "shelf_url", "auth_document_url",
+        "annotations_url", "created_at", "crawl_depth", "crawl_feeds", "auto_download", "keep_finished", "max_bytes",
+        "notify",
+    ]
+    static let followColumns = ["id", "kind", "name", "created_at"]
+    static let titleColumns = ["id", "library_id", "entry_id", "title", "medium", "archived_by"]
+
+    /// The patron's rows as they are now.
+    static func snapshot(_ db: Database) throws -> Snapshot {
+        func rows(_ sql: String, _ columns: [String]) throws -> [Snapshot.Row] {
+            try GRDB.Row.fetchAll(db, sql: sql).map { row in
+                Snapshot.Row(values: Dictionary(uniqueKeysWithValues: columns.map { ($0, Snapshot.Value(row[$0] as DatabaseValue)) }))
+            }
+        }
+        return Snapshot(
+            libraries: try rows("SELECT \(libraryColumns.joined(separator: ", ")) FROM library ORDER BY id", libraryColumns),
+            follows: try rows("SELECT \(followColumns.joined(separator: ", ")) FROM follow ORDER BY id", followColumns),
+            titles: try rows("""
+                SELECT \(titleColumns.joined(separator: ", ")) FROM edition
+                WHERE has_local_copy = 1 OR archived_by IS NOT NULL OR id IN (SELECT edition_id FROM download_queue)
+                ORDER BY id
+                """, titleColumns))
+    }
+
+    /// Writes `snapshot` to `file` whole (a temporary file renamed over it), readable by the patron alone.
+    static func write(_ snapshot: Snapshot, to file: URL) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data = try encoder.encode(snapshot)
+        let scratch = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(getpid())")
+        try? FileManager.default.removeItem(at: scratch)
+        guard FileManager.default.createFile(atPath: scratch.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw StoreError.files("cannot write \(scratch.path)")
+        }
+        guard rename(scratch.path, file.path) == 0 else {
+            try? FileManager.default.removeItem(at: scratch)
+            throw StoreError.files("cannot write \(file.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The copy in `file`, if there is a readable one.
+    static func read(_ file: URL) -> Snapshot? {
+        guard let data = try? Data(contentsOf: file) else { return nil }
+        return try? JSONDecoder().decode(Snapshot.self, from: data)
+    }
+
+    /// Puts the copy's rows back where they are missing (by id; a library whose name is taken is left out), each
+    /// title as a stub the next sync writes whole (hashes of 0, as `StoreSalvage.restoreTitles` does). How many
+    /// libraries came back.
+    static func restore(_ snapshot: Snapshot, into db: Database) throws -> Int {
+        func insert(_ table: String, _ columns: [String], _ rows: [Snapshot.Row], extra: [String: DatabaseValue] = [:]) throws -> Int {
+            let names = columns + extra.keys.sorted()
+            let statement = try db.makeStatement(sql: """
+                INSERT OR IGNORE INTO \(table) (\(names.joined(separator: ", ")))
+                VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+                """)
+            var inserted = 0
+            for row in rows {
+                let values = columns.map { row.values[$0]?.databaseValue ?? .null } + extra.keys.sorted().map { extra[$0]! }
+                try statement.execute(arguments: StatementArguments(values))
+                inserted += db.changesCount
+            }
+            return inserted
+        }
+        let restored = try insert("library", libraryColumns, snapshot.libraries)
+        _ = try insert("follow", followColumns, snapshot.follows)
+        let now = Date().timeIntervalSince1970.databaseValue
+        for title in snapshot.titles {
+            guard case .text(let entryID)? = title.values["entry_id"] else { continue }
+            _ = try insert("edition", titleColumns, [title], extra: [
+                "content_hash": 0.databaseValue, "change_hash": 0.databaseValue, "first_seen_at": now, "changed_at": now,
+                "state_changed_at": now, "short_key": ShortID.key(of: entryID).key.databaseValue,
+                "reversed_id": ShortID.reversed(entryID).databaseValue,
+            ])
+        }
+        return restored
+    }
+}
