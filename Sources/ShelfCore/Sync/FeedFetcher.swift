@@ -319,14 +319,6 @@ final class FeedFetcher: Sendable {
         do {
             if let staged {
                 read = try Self.read(staged, kind: kind, bounds: bounds, channel: nil, isNew: firstSeen)
-                // A page that brought no title not seen this sync is not remembered (no validators): the next sync
-                // reads it whole and judges it again, so endless paging stops at the same page every time.
-                // (A first page without entries, a navigation root's, is remembered: it is not paging.)
-                let remembered = !judgesStale || (read?.fresh ?? 0) > 0 || (position == 1 && read?.count == 0)
-                guard channel.put(.page(
-                    kind: kind, url: address, position: position, etag: remembered ? etag : nil,
-                    lastModified: remembered ? lastModified : nil, staged: staged))
-                else { return nil }
             } else {
                 read = try Self.read(
                     StagedDocument(file: response.bodyFile, baseURL: base, contentType: contentType), body: response.body,
@@ -336,11 +328,21 @@ final class FeedFetcher: Sendable {
             throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
         }
         guard let (info, count, fresh, digest) = read else { return nil }
+        // A page holding exactly the titles of one read before this sync (perhaps answering 304) brings nothing.
+        let brought = seenPages.withLock { $0.insert(digest).inserted } ? fresh : 0
+        if let staged {
+            // A page that brought no title not seen this sync is not remembered (no validators): the next sync reads
+            // it whole and judges it again, so endless paging stops at the same page every time. (A first page
+            // without entries, a navigation root's, is remembered: it is not paging.)
+            let remembered = !judgesStale || brought > 0 || (position == 1 && count == 0)
+            guard channel.put(.page(
+                kind: kind, url: address, position: position, etag: remembered ? etag : nil,
+                lastModified: remembered ? lastModified : nil, staged: staged))
+            else { return nil }
+        }
         let navigation = crawlLinks(info)
         guard channel.put(.pageEnd(info, count: count, navigation: navigation, idsDigest: digest)) else { return nil }
-        // A page holding exactly the titles of one read before this sync (perhaps answering 304) brings nothing.
-        let repeated = !seenPages.withLock { $0.insert(digest).inserted }
-        return Page(info: info, next: info.next?.href, navigation: navigation, entries: count, fresh: repeated ? 0 : fresh)
+        return Page(info: info, next: info.next?.href, navigation: navigation, entries: count, fresh: brought)
     }
 
     /// Parses one page, handing its entries to `channel` in batches (only counting them without one), and with
