@@ -214,12 +214,16 @@ public enum StoreSalvage {
         let now = Date().timeIntervalSince1970
         let insert = try db.makeStatement(sql: """
             INSERT OR IGNORE INTO edition (id, \(columns), content_hash, change_hash, first_seen_at, changed_at,
-                state_changed_at)
-            VALUES (?, \(listColumns.map { _ in "?" }.joined(separator: ", ")), 0, 0, ?, ?, ?)
+                state_changed_at, reversed_id)
+            VALUES (?, \(listColumns.map { _ in "?" }.joined(separator: ", ")), 0, 0, ?, ?, ?, ?)
             """)
+        let entryColumn = listColumns.firstIndex(of: "entry_id")!
         var restored = 0
         for (rowID, values) in found.sorted(by: { $0.key < $1.key }) {
-            try insert.execute(arguments: StatementArguments([rowID.databaseValue] + values + [now, now, now].map(\.databaseValue)))
+            // The index that finds an id by its end is not in the list index: made again from the id.
+            let reversed = String.fromDatabaseValue(values[entryColumn]).map(ShortID.reversed)
+            try insert.execute(arguments: StatementArguments(
+                [rowID.databaseValue] + values + [now, now, now].map(\.databaseValue) + [reversed.databaseValue]))
             restored += db.changesCount
         }
         return restored
