@@ -12,16 +12,16 @@ import GRDB
 public enum PatronMirror {
     /// What the file holds.
     struct Snapshot: Codable, Equatable {
-        var libraries: [Row]
-        var follows: [Row]
-        var titles: [Row]
+        var libraries: [MirrorRow]
+        var follows: [MirrorRow]
+        var titles: [MirrorRow]
 
         /// One row, as column name and value (text, integer, real or null).
-        struct Row: Codable, Equatable {
-            var values: [String: Value]
+        struct MirrorRow: Codable, Equatable {
+            var values: [String: MirrorValue]
         }
 
-        enum Value: Codable, Equatable {
+        enum MirrorValue: Codable, Equatable {
             case null
             case integer(Int64)
             case real(Double)
@@ -80,9 +80,9 @@ public enum PatronMirror {
 
     /// The patron's rows as they are now.
     static func snapshot(_ db: Database) throws -> Snapshot {
-        func rows(_ sql: String, _ columns: [String]) throws -> [Snapshot.Row] {
+        func rows(_ sql: String, _ columns: [String]) throws -> [Snapshot.MirrorRow] {
             try GRDB.Row.fetchAll(db, sql: sql).map { row in
-                Snapshot.Row(values: Dictionary(uniqueKeysWithValues: columns.map { ($0, Snapshot.Value(row[$0] as DatabaseValue)) }))
+                Snapshot.MirrorRow(values: Dictionary(uniqueKeysWithValues: columns.map { ($0, Snapshot.MirrorValue(row[$0] as DatabaseValue)) }))
             }
         }
         return Snapshot(
@@ -121,7 +121,7 @@ public enum PatronMirror {
     /// title as a stub the next sync writes whole (hashes of 0, as `StoreSalvage.restoreTitles` does). How many
     /// libraries came back.
     static func restore(_ snapshot: Snapshot, into db: Database) throws -> Int {
-        func insert(_ table: String, _ columns: [String], _ rows: [Snapshot.Row], extra: [String: DatabaseValue] = [:]) throws -> Int {
+        func insert(_ table: String, _ columns: [String], _ rows: [Snapshot.MirrorRow], extra: [String: DatabaseValue] = [:]) throws -> Int {
             let names = columns + extra.keys.sorted()
             let statement = try db.makeStatement(sql: """
                 INSERT OR IGNORE INTO \(table) (\(names.joined(separator: ", ")))
