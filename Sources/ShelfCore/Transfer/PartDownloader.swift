@@ -172,14 +172,7 @@ public final class PartDownloader {
             if let size = Self.completeSize(part) ?? Self.promoteCompletePartFile(part) {
                 results[part.index] = .complete(bytes: size)
             } else {
-                let bound = part.bound(bytesPerSecond: settings.boundBytesPerSecond, cap: settings.partCap)
-                let transfer = Transfer(
-                    part: part, bound: bound, margin: settings.freeSpaceMargin,
-                    minimumRate: settings.limitRate == nil ? settings.minimumRate : 0, rateWindow: settings.rateWindow)
-                if settings.limitRate == nil, settings.minimumAverage > 0 {
-                    transfer.pace = Pace(start: Date(), grace: settings.averageGrace, rate: settings.minimumAverage, size: bound)
-                }
-                pending.append(transfer)
+                pending.append(Transfer(part: part, settings: settings))
             }
         }
         try checkDiskSpace(pending.map(\.part))
@@ -234,7 +227,7 @@ public final class PartDownloader {
                 case .done(let result):
                     results[transfer.part.index] = result
                     settings.partFinished?(transfer.part.index, result)
-                case .retry(_, _) where transfer.pace?.isPast == true:
+                case .retry(_, _) where transfer.pace?.isPast() == true:
                     let failure = PartResult.failed(reason: transfer.pace!.reason)
                     results[transfer.part.index] = failure
                     settings.partFinished?(transfer.part.index, failure)
@@ -274,7 +267,7 @@ public final class PartDownloader {
         var size: Int64
 
         var seconds: TimeInterval { grace + Double(size) / Double(rate) }
-        var isPast: Bool { Date().timeIntervalSince(start) >= seconds }
+        func isPast(at now: Date = Date()) -> Bool { now.timeIntervalSince(start) >= seconds }
 
         /// Why the part failed, for its line.
         var reason: String {
@@ -467,7 +460,8 @@ private final class Transfer: CurlSink {
 
     /// The most bytes the part may hold (`DownloadPart.bound`).
     let bound: Int64
-    /// When the part must be complete (`DownloadSettings.minimumAverage`); nil under a rate limit.
+    /// When the part must be complete (`DownloadSettings.minimumAverage`); nil under a rate limit or without an
+    /// average.
     var pace: PartDownloader.Pace?
     /// Free space kept while writing, looked at every 16 MB written.
     let margin: Int64
@@ -485,12 +479,18 @@ private final class Transfer: CurlSink {
     private var windowStart = Date()
     private var windowBytes: Int64 = 0
 
-    init(part: DownloadPart, bound: Int64, margin: Int64, minimumRate: Int64, rateWindow: TimeInterval) {
+    /// A transfer of `part` held to the bounds of `settings`; neither rate applies under `limitRate`, the patron's
+    /// own choice of slowness.
+    init(part: DownloadPart, settings: DownloadSettings) {
         self.part = part
-        self.bound = bound
-        self.margin = margin
-        self.minimumRate = minimumRate
-        self.rateWindow = rateWindow
+        bound = part.bound(bytesPerSecond: settings.boundBytesPerSecond, cap: settings.partCap)
+        margin = settings.freeSpaceMargin
+        let limited = settings.limitRate != nil
+        minimumRate = limited ? 0 : settings.minimumRate
+        rateWindow = settings.rateWindow
+        if !limited, settings.minimumAverage > 0 {
+            pace = PartDownloader.Pace(start: Date(), grace: settings.averageGrace, rate: settings.minimumAverage, size: bound)
+        }
     }
 
     var partFile: URL { part.destination.appendingPathExtension("part") }
@@ -634,19 +634,20 @@ private final class Transfer: CurlSink {
         }
         received += Int64(bytes.count)
         limiter?.take(bytes.count)
-        if let pace, pace.isPast {
+        let now = Date()
+        if let pace, pace.isPast(at: now) {
             restartReason = pace.reason
             return false
         }
         // A server dripping bytes keeps the connection alive past the stall timeout: judge the rate too.
         windowBytes += Int64(bytes.count)
-        let elapsed = Date().timeIntervalSince(windowStart)
+        let elapsed = now.timeIntervalSince(windowStart)
         if minimumRate > 0, elapsed >= rateWindow {
             if Double(windowBytes) < Double(minimumRate) * elapsed {
                 restartReason = "slower than \(minimumRate) bytes a second for \(Int(rateWindow)) s"
                 return false
             }
-            (windowStart, windowBytes) = (Date(), 0)
+            (windowStart, windowBytes) = (now, 0)
         }
         return true
     }
