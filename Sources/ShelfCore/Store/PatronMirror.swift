@@ -95,20 +95,13 @@ public enum PatronMirror {
                 """, titleColumns))
     }
 
-    /// Writes `snapshot` to `file` whole (a temporary file renamed over it), readable by the patron alone.
+    /// Writes `snapshot` to `file` whole (Foundation's atomic write: a temporary file renamed over it), readable
+    /// by the patron alone.
     static func write(_ snapshot: Snapshot, to file: URL) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        let data = try encoder.encode(snapshot)
-        let scratch = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).\(getpid())")
-        try? FileManager.default.removeItem(at: scratch)
-        guard FileManager.default.createFile(atPath: scratch.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
-            throw StoreError.files("cannot write \(scratch.path)")
-        }
-        guard rename(scratch.path, file.path) == 0 else {
-            try? FileManager.default.removeItem(at: scratch)
-            throw StoreError.files("cannot write \(file.path): \(String(cString: strerror(errno)))")
-        }
+        try encoder.encode(snapshot).write(to: file, options: .atomic)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
     }
 
     /// The copy in `file`, if there is a readable one.
@@ -118,33 +111,26 @@ public enum PatronMirror {
     }
 
     /// Puts the copy's rows back where they are missing (by id; a library whose name is taken is left out), each
-    /// title as a stub the next sync writes whole (hashes of 0, as `StoreSalvage.restoreTitles` does). How many
-    /// libraries came back.
+    /// title as a stub the next sync writes whole (`StoreSalvage.insertTitleStub`). How many libraries came back.
     static func restore(_ snapshot: Snapshot, into db: Database) throws -> Int {
-        func insert(_ table: String, _ columns: [String], _ rows: [Snapshot.MirrorRow], extra: [String: DatabaseValue] = [:]) throws -> Int {
-            let names = columns + extra.keys.sorted()
+        func insert(_ table: String, _ columns: [String], _ rows: [Snapshot.MirrorRow]) throws -> Int {
             let statement = try db.makeStatement(sql: """
-                INSERT OR IGNORE INTO \(table) (\(names.joined(separator: ", ")))
-                VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+                INSERT OR IGNORE INTO \(table) (\(columns.joined(separator: ", ")))
+                VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
                 """)
             var inserted = 0
             for row in rows {
-                let values = columns.map { row.values[$0]?.databaseValue ?? .null } + extra.keys.sorted().map { extra[$0]! }
-                try statement.execute(arguments: StatementArguments(values))
+                try statement.execute(arguments: StatementArguments(columns.map { row.values[$0]?.databaseValue ?? .null }))
                 inserted += db.changesCount
             }
             return inserted
         }
         let restored = try insert("library", libraryColumns, snapshot.libraries)
         _ = try insert("follow", followColumns, snapshot.follows)
-        let now = Date().timeIntervalSince1970.databaseValue
         for title in snapshot.titles {
-            guard case .text(let entryID)? = title.values["entry_id"] else { continue }
-            _ = try insert("edition", titleColumns, [title], extra: [
-                "content_hash": 0.databaseValue, "change_hash": 0.databaseValue, "first_seen_at": now, "changed_at": now,
-                "state_changed_at": now, "short_key": ShortID.key(of: entryID).key.databaseValue,
-                "reversed_id": ShortID.reversed(entryID).databaseValue,
-            ])
+            guard case .integer(let id)? = title.values["id"] else { continue }
+            _ = try StoreSalvage.insertTitleStub(
+                db, id: id, columns: titleColumns, values: titleColumns.map { title.values[$0]?.databaseValue ?? .null })
         }
         return restored
     }

@@ -188,8 +188,7 @@ public final class Store: Sendable {
         configuration.busyMode = .timeout(5)
         guard let queue = try? DatabaseQueue(path: file.path, configuration: configuration) else { return true }
         defer { try? queue.close() }
-        guard let result = try? queue.read({ try String.fetchAll($0, sql: "PRAGMA quick_check(3)") }) else { return true }
-        return result != ["ok"]
+        return (try? StoreCheck.problems(in: queue)) != ["ok"]
     }
 
     /// How a write waits for another process's transaction: it looks again every 4 ms, up to `timeout`. SQLite's own

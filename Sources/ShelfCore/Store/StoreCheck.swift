@@ -16,7 +16,7 @@ enum StoreCheck {
         if Self.noted(in: notes)[key] == signature { return }
         let problems: [String]
         do {
-            problems = try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(3)") }
+            problems = try Self.problems(in: queue)
         } catch {
             throw Store.translate(error, path: file.path)
         }
@@ -24,6 +24,11 @@ enum StoreCheck {
             throw .corrupt(path: file.path, reason: Self.firstProblem(problems))
         }
         Self.note(key, signature, in: notes)
+    }
+
+    /// What `PRAGMA quick_check` says of the database: `["ok"]` when it finds no damage, else its first problems.
+    static func problems(in queue: DatabaseQueue) throws -> [String] {
+        try queue.read { db in try String.fetchAll(db, sql: "PRAGMA quick_check(3)") }
     }
 
     /// The first problem quick_check names, short enough for one line.
@@ -55,13 +60,11 @@ enum StoreCheck {
         return found
     }
 
-    /// Notes a passed check (written whole and renamed into place; a home that cannot be written checks each time).
+    /// Notes a passed check (written whole, atomically; a home that cannot be written checks each time).
     private static func note(_ key: String, _ signature: String, in notes: URL) {
         var found = noted(in: notes)
         found[key] = signature
         let text = found.sorted { $0.key < $1.key }.map { "\($0.key)\t\($0.value)\n" }.joined()
-        let scratch = notes.deletingLastPathComponent().appendingPathComponent(".\(notes.lastPathComponent).\(getpid())")
-        guard (try? Data(text.utf8).write(to: scratch)) != nil else { return }
-        if rename(scratch.path, notes.path) != 0 { try? FileManager.default.removeItem(at: scratch) }
+        try? Data(text.utf8).write(to: notes, options: .atomic)
     }
 }

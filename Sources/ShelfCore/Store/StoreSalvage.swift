@@ -211,22 +211,34 @@ public enum StoreSalvage {
                 }
             }
         }
-        let now = Date().timeIntervalSince1970
-        let insert = try db.makeStatement(sql: """
-            INSERT OR IGNORE INTO edition (id, \(columns), content_hash, change_hash, first_seen_at, changed_at,
-                state_changed_at, reversed_id)
-            VALUES (?, \(listColumns.map { _ in "?" }.joined(separator: ", ")), 0, 0, ?, ?, ?, ?)
-            """)
-        let entryColumn = listColumns.firstIndex(of: "entry_id")!
         var restored = 0
         for (rowID, values) in found.sorted(by: { $0.key < $1.key }) {
-            // The index that finds an id by its end is not in the list index: made again from the id.
-            let reversed = String.fromDatabaseValue(values[entryColumn]).map(ShortID.reversed)
-            try insert.execute(arguments: StatementArguments(
-                [rowID.databaseValue] + values + [now, now, now].map(\.databaseValue) + [reversed.databaseValue]))
-            restored += db.changesCount
+            restored += try insertTitleStub(db, id: rowID, columns: listColumns, values: values)
         }
         return restored
+    }
+
+    /// Puts a title back under `id`, with what is known of it (`columns`, its `entry_id` among them), unless a title
+    /// has that id or entry already: hashes of 0, so the next sync writes it whole from its entry without taking it
+    /// for a publisher's change (`EntryApplier`), and the keys that find it by a short id or the end of its id made
+    /// from the id. 1 when it was put back, else 0.
+    static func insertTitleStub(_ db: Database, id: Int64, columns: [String], values: [DatabaseValue]) throws -> Int {
+        guard let entry = columns.firstIndex(of: "entry_id").flatMap({ String.fromDatabaseValue(values[$0]) }) else { return 0 }
+        var names = ["id"]
+        var arguments = [id.databaseValue]
+        for (name, value) in zip(columns, values) where name != "id" && name != "short_key" {
+            names.append(name)
+            arguments.append(value)
+        }
+        let now = Date().timeIntervalSince1970.databaseValue
+        names += ["content_hash", "change_hash", "first_seen_at", "changed_at", "state_changed_at", "short_key", "reversed_id"]
+        arguments += [0.databaseValue, 0.databaseValue, now, now, now, ShortID.key(of: entry).key.databaseValue,
+                      ShortID.reversed(entry).databaseValue]
+        try db.cachedStatement(sql: """
+            INSERT OR IGNORE INTO edition (\(names.map { "\"\($0)\"" }.joined(separator: ", ")))
+            VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
+            """).execute(arguments: StatementArguments(arguments))
+        return db.changesCount
     }
 
     /// Reads the rows of `table` that can be read, in rowid order, handing each (rowid first dropped) to `take`:
