@@ -27,6 +27,11 @@ public struct Shelf: AsyncParsableCommand {
             fulfilment token or sign-in document exits 65, an annotation list is ignored with a warning, and an \
             error's problem document is not quoted.
             \(InputLimit.manualText)
+
+            Time is bounded too. A request other than an audiobook part's is cut off when it moves less than 512 \
+            bytes a second for 30 seconds, or after 10 minutes in all; a catalog page, manifest or token is tried \
+            at most 5 times within 2 minutes, the attempts' own time included. A redirect to anything but http or https is never \
+            followed. A part's bounds of size, rate and time are options of `shelf download` (shelf-download(1)).
             """,
         version: ShelfVersion.current,
         subcommands: [

@@ -34,8 +34,9 @@ enum Help {
         happens it is also an event ("NAME: warning: …"), so under --quiet cron hears of it once, and again \
         only after it stopped and came back.
 
-        A page answering 429 or 5xx, or cut short, is asked for again with backoff (honouring Retry-After) \
-        up to 5 times within 2 minutes. A library whose server keeps failing (5xx, no answer, a reset) is \
+        A page answering 429 or 5xx, or cut short, or arriving slower than 512 bytes a second for 30 seconds, \
+        is asked for again with backoff (honouring Retry-After) up to 5 times within 2 minutes, the attempts' \
+        own time included. A library whose server keeps failing (5xx, no answer, a reset) is \
         backed off across runs: after its second failure in a row it is not tried again for 30 minutes, \
         doubling up to a day, and a sync meanwhile skips it with one line and exit status 0 (with --json, \
         its summary says "skipped": true and "nextTryAt"). A sign-in wanted, a refusal, a full disk or \
@@ -76,7 +77,7 @@ enum Help {
         Every part is bounded. It may hold its manifest's stated length; else what its duration plays at \
         2 Mbit/s, with 16 MB to spare; else 4 GiB (--part-cap): a server offering or sending more is refused \
         and nothing of the part is kept. A part arriving slower than 1 KB a second over 2 minutes \
-        (--min-rate) is cut off and tried again, and one sending nothing for 30 seconds likewise. A part must \
+        (--min-rate, --rate-window) is cut off and tried again, and one sending nothing for 30 seconds likewise. A part must \
         average 16 KB a second over all its attempts after 10 minutes of grace (--min-average): at that \
         deadline, about a minute a megabyte of what it may hold, it fails and its bytes are kept for the next \
         run. Neither rate applies under --limit-rate, the patron's own choice of slowness. While a part is \

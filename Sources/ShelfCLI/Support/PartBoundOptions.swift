@@ -14,9 +14,13 @@ struct PartBoundOptions: ParsableArguments {
     var keepFree: String?
 
     @Option(name: .customLong("min-rate"), help: ArgumentHelp(
-        "A part slower than this over 2 minutes is cut off and tried again (default 1k; 0 turns it off).",
+        "A part slower than this over --rate-window is cut off and tried again (default 1k; 0 turns it off).",
         valueName: "rate"))
     var minRate: String?
+
+    @Option(name: .customLong("rate-window"), help: ArgumentHelp(
+        "Seconds a part may stay under --min-rate before it is cut off (default 120).", valueName: "seconds"))
+    var rateWindow: Int?
 
     @Option(name: .customLong("min-average"), help: ArgumentHelp(
         "A part must average this over its whole transfer, after 10 minutes of grace (default 16k; 0 turns it off).",
@@ -29,6 +33,7 @@ struct PartBoundOptions: ParsableArguments {
         }
         if let keepFree, ByteCount.parse(keepFree) == nil { throw ValidationError("--keep-free takes a size, like 64m or 1g") }
         if let minRate, ByteCount.parse(minRate) == nil { throw ValidationError("--min-rate takes bytes a second, like 1k, or 0") }
+        if let rateWindow, !(1...3600).contains(rateWindow) { throw ValidationError("--rate-window must be 1 to 3600") }
         if let minAverage, ByteCount.parse(minAverage) == nil {
             throw ValidationError("--min-average takes bytes a second, like 16k, or 0")
         }
@@ -40,5 +45,6 @@ struct PartBoundOptions: ParsableArguments {
         if let value = keepFree.flatMap(ByteCount.parse) { settings.freeSpaceMargin = value }
         if let value = minRate.flatMap(ByteCount.parse) { settings.minimumRate = value }
         if let value = minAverage.flatMap(ByteCount.parse) { settings.minimumAverage = value }
+        if let rateWindow { settings.rateWindow = Double(rateWindow) }
     }
 }

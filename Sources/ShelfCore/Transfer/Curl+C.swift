@@ -117,8 +117,10 @@ struct CurlRequest {
     var body: Data?
     /// Identity and limits: user agent, connect timeout, redirect limit.
     var configuration: HTTPConfiguration
-    /// Seconds at under 1 byte/s before the transfer is abandoned.
+    /// Seconds at under `stallRate` bytes a second before the transfer is abandoned.
     var stallTimeout: Int
+    /// 1 for parts, whose own floor is judged over a longer window; more for documents (`HTTPConfiguration`).
+    var stallRate = 1
     /// Seconds for the whole transfer, or nil for none (an audiobook part may take long on a slow line).
     var totalTimeout: Int?
     /// Asks for a compressed body and decodes it. Off for parts: a Range counts the bytes as the server holds them.
@@ -181,7 +183,7 @@ final class CurlEasy: @unchecked Sendable {
             try set(CURLOPT_NOSIGNAL, 1)
             try set(CURLOPT_USERAGENT, configuration.userAgent)
             try set(CURLOPT_CONNECTTIMEOUT, configuration.connectTimeout)
-            try set(CURLOPT_LOW_SPEED_LIMIT, 1)
+            try set(CURLOPT_LOW_SPEED_LIMIT, max(1, request.stallRate))
             try set(CURLOPT_LOW_SPEED_TIME, request.stallTimeout)
             if let seconds = request.totalTimeout { try set(CURLOPT_TIMEOUT, seconds) }
             if request.decodesContent { try set(CURLOPT_ACCEPT_ENCODING, "") }

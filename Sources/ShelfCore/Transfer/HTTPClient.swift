@@ -41,8 +41,10 @@ public struct CacheValidators: Sendable, Equatable {
 public struct HTTPConfiguration: Sendable {
     public var userAgent = "shelf/\(ShelfVersion.current) (+libcurl)"
     public var connectTimeout: Int = 15
-    /// A transfer that moves less than 1 byte/s for this long is abandoned.
+    /// A transfer that moves less than `stallRate` bytes a second for this long is abandoned (and may be tried
+    /// again): a server dripping a document byte by byte cannot hold an attempt for the whole `totalTimeout`.
     public var stallTimeout: Int = 30
+    public var stallRate: Int = 512
     /// The whole request, body included.
     public var totalTimeout: Int = 600
     public var maxRedirects: Int = 5
@@ -107,7 +109,8 @@ public final class HTTPClient: Sendable {
         let started = Date()
         let request = CurlRequest(
             url: urlString, method: method, headerLines: headerLines, body: body, configuration: configuration,
-            stallTimeout: configuration.stallTimeout, totalTimeout: configuration.totalTimeout, decodesContent: true)
+            stallTimeout: configuration.stallTimeout, stallRate: configuration.stallRate,
+            totalTimeout: configuration.totalTimeout, decodesContent: true)
         try CurlGlobal.ready()
         return try handles.withHandle { easy throws(NetworkError) in
             do throws(CurlFailure) {

@@ -115,13 +115,15 @@ public enum DownloadError: ShelfFailure, Equatable {
     case diskSpace(directory: String, mountPoint: String, needed: Int64, available: Int64, margin: Int64)
     /// A write failed with ENOSPC mid-download; the bytes written so far are kept for a resume.
     case diskFull(path: String, mountPoint: String)
+    /// Free space fell below the margin mid-download; the bytes written so far are kept for a resume.
+    case spaceKept(path: String, mountPoint: String, available: Int64, margin: Int64)
     case cannotWrite(path: String, reason: String)
     /// A signal stopped the transfers; the `.part` files keep what arrived, for the next run to resume.
     case interrupted(signal: Int32)
 
     public var exitCode: ShelfExit {
         switch self {
-        case .diskSpace, .diskFull: .diskFull
+        case .diskSpace, .diskFull, .spaceKept: .diskFull
         case .cannotWrite: .storeFailure
         case .interrupted: .failure
         }
@@ -138,6 +140,10 @@ public enum DownloadError: ShelfFailure, Equatable {
         case .diskFull(let path, let mountPoint):
             "the disk at \(mountPoint) is full: cannot write \(path); free some space there, then download the title again: "
                 + "the bytes received are kept"
+        case .spaceKept(let path, let mountPoint, let available, let margin):
+            "the disk at \(mountPoint) is down to \(Self.megabytes(available)) free, less than the \(Self.megabytes(margin)) "
+                + "shelf keeps free there (--keep-free): stopped writing \(path); free some space there, then download the "
+                + "title again: the bytes received are kept"
         case .cannotWrite(let path, let reason): "cannot write \(path): \(reason)"
         case .interrupted(let signal):
             "the download was interrupted (signal \(signal)); the bytes received are kept for the next download of the title"
@@ -220,8 +226,12 @@ public final class PartDownloader {
                         other.easy.detach()
                         other.close()
                     }
-                    throw DownloadError.diskFull(
-                        path: transfer.partFile.path, mountPoint: DiskSpace.mountPoint(of: transfer.partFile.path))
+                    let (path, mountPoint) = (transfer.partFile.path, DiskSpace.mountPoint(of: transfer.partFile.path))
+                    if let available = transfer.spaceLeft {
+                        throw DownloadError.spaceKept(
+                            path: path, mountPoint: mountPoint, available: available, margin: transfer.margin)
+                    }
+                    throw DownloadError.diskFull(path: path, mountPoint: mountPoint)
                 }
                 switch finish(transfer, failure: failure) {
                 case .done(let result):
@@ -377,6 +387,12 @@ public final class PartDownloader {
             if failure.isTooManyRedirects {
                 return .done(.failed(reason: "too many redirects; the library's server is misconfigured"))
             }
+            let url = transfer.part.url.absoluteString
+            if failure.isUnsupportedProtocol,
+               let target = transfer.easy.redirectURL() ?? (try? transfer.easy.effectiveURL()).flatMap({ $0 == url ? nil : $0 }) {
+                // A redirect to file:, ftp: and the like: never followed, and named, as for every other request.
+                return .done(.failed(reason: "\(NetworkError.redirectRefused(from: url, to: target))"))
+            }
             let transient = failure.isTimeout || failure.isCutShort || failure.isConnectFailure
             return transient ? .retry(failure.message, after: nil) : .done(.failed(reason: failure.message))
         }
@@ -456,6 +472,8 @@ private final class Transfer: CurlSink {
     var writeFailure: String?
     /// The last write failed with ENOSPC: no part can go on.
     var diskFull = false
+    /// The free space found below `margin`, when that is why `diskFull`.
+    var spaceLeft: Int64?
     var restartReason: String?
 
     /// The most bytes the part may hold (`DownloadPart.bound`).
@@ -469,8 +487,9 @@ private final class Transfer: CurlSink {
 
     /// What the part may hold, and why, for a message.
     private var allowance: String {
-        part.expectedLength.map { "the manifest says \($0)" }
-            ?? "more than a part \(part.duration == nil ? "" : "of its duration ")may hold (\(ByteCountText.of(bound)))"
+        if let length = part.expectedLength { return "the \(length) bytes its manifest states" }
+        if part.duration != nil { return "what a part of its duration may hold (\(ByteCountText.of(bound)))" }
+        return "\(ByteCountText.of(bound)), the most a part may hold (--part-cap)"
     }
 
     /// The slowest a part may arrive, bytes a second over `rateWindow` (0: no floor).
@@ -536,6 +555,7 @@ private final class Transfer: CurlSink {
         checkedStart = false
         writeFailure = nil
         diskFull = false
+        spaceLeft = nil
         restartReason = nil
     }
 
@@ -596,7 +616,7 @@ private final class Transfer: CurlSink {
             }
             saveValidator()
             if let total, total > bound {
-                writeFailure = "the server offers \(total) bytes, " + allowance + "; nothing of it was kept"
+                writeFailure = "the server offers \(total) bytes, more than " + allowance + "; nothing of it was kept"
                 discard()
                 return false
             }
@@ -604,7 +624,7 @@ private final class Transfer: CurlSink {
             if let total, total > 0, let size = pace?.size, total < size { pace?.size = total }
         }
         if offset + received + Int64(bytes.count) > bound {
-            writeFailure = "the server sent more than \(bound) bytes (" + allowance + "); nothing of it was kept"
+            writeFailure = "the server sent more than " + allowance + "; nothing of it was kept"
             discard()
             return false
         }
@@ -613,6 +633,7 @@ private final class Transfer: CurlSink {
             sinceSpaceCheck = 0
             if let free = DiskSpace.available(at: partFile.path), free < margin {
                 diskFull = true
+                spaceLeft = free
                 writeFailure = "cannot write \(partFile.lastPathComponent): the disk is nearly full"
                 return false
             }

@@ -266,7 +266,7 @@ private final class DownloadFixture: @unchecked Sendable {
                 Issue.record("part \(part.index + 1) not refused: \(String(describing: results[part.index]))")
                 continue
             }
-            #expect(reason.hasPrefix("the server offers ") && reason.hasSuffix(", more than a part may hold (4096 bytes); nothing of it was kept"),
+            #expect(reason.hasPrefix("the server offers ") && reason.hasSuffix(", more than 4096 bytes, the most a part may hold (--part-cap); nothing of it was kept"),
                     "\(reason)")
             #expect(!FileManager.default.fileExists(atPath: part.destination.path))
             #expect(!FileManager.default.fileExists(atPath: part.destination.appendingPathExtension("part").path))
@@ -345,7 +345,7 @@ private final class DownloadFixture: @unchecked Sendable {
             await fixture.finish()
             return
         }
-        #expect(reason.contains("the manifest says 12"))
+        #expect(reason.contains("more than the 12 bytes its manifest states"))
         #expect(!FileManager.default.fileExists(atPath: parts[0].destination.path))
         await fixture.finish()
     }
