@@ -85,12 +85,15 @@ struct ShelfRunner: Sendable {
         }
     }
 
-    /// Runs `shelf args` under GNU time (`/usr/bin/time`, Debian's `time`): the result, and the process's peak
-    /// resident memory in kilobytes.
-    func runMeasuringMemory(_ arguments: [String], environment: [String: String] = [:]) async throws -> (Result, Int) {
+    /// Runs `shelf args` under GNU time (`/usr/bin/time`, Debian's `time`), itself run by `inside` when given (a
+    /// wrapper as `start` takes): the result, and the process's peak resident memory in kilobytes.
+    func runMeasuringMemory(_ arguments: [String], environment: [String: String] = [:], inside: [String] = [])
+        async throws -> (Result, Int)
+    {
         let report = home.deletingLastPathComponent().appendingPathComponent("rss-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: report) }
-        let result = try await run(arguments, environment: environment, wrapper: ["/usr/bin/time", "-f", "%M", "-o", report.path])
+        let result = try await run(
+            arguments, environment: environment, wrapper: inside + ["/usr/bin/time", "-f", "%M", "-o", report.path])
         let text = try String(contentsOf: report, encoding: .utf8)
         // GNU time writes "Command exited with non-zero status N" first when it did.
         let kilobytes = text.split(separator: "\n").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }

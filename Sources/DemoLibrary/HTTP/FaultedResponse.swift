@@ -27,6 +27,9 @@ enum FaultedResponse {
             let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
             return Response(status: .found, headers: [.location: target, .contentLength: "0"])
         }
+        if let target = faults.redirectTo {
+            return Response(status: .found, headers: [.location: target, .contentLength: "0"])
+        }
         if faults.html {
             return HTTPSupport.response(ByteBuffer(string: CatalogRoutes.captivePortalHTML), contentType: "text/html; charset=utf-8")
         }

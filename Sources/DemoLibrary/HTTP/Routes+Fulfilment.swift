@@ -186,12 +186,15 @@ enum FulfilmentRoutes {
             headers[.contentRange] = "bytes \(partial.lowerBound)-\(partial.upperBound - 1)/\(resource.length)"
         }
         let promised = range.count + max(0, delivery.extraContentLength ?? 0)
+        // An endless part states no length unless a lie was asked for.
+        let stated: Int? = delivery.endless && delivery.extraContentLength == nil ? nil : promised
         if request.method == .head {
-            headers[.contentLength] = String(promised)
+            headers[.contentLength] = stated.map(String.init)
             return Response(status: status, headers: headers, body: ResponseBody())
         }
         let sendRange = range
-        let body = ResponseBody(contentLength: promised) { writer in
+        let endless = delivery.endless
+        let body = ResponseBody(contentLength: stated) { writer in
             let range = sendRange
             let dropAt = delivery.dropAfterBytes.map { min(max(0, $0), range.count) }
             let rate = delivery.bytesPerSecond.map { max(1, $0) }
@@ -210,6 +213,18 @@ enum FulfilmentRoutes {
                 await state?.recordPartBytes(delivery.statsKey, count)
                 if let rate {
                     try await Task.sleep(until: started + .milliseconds(sent * 1_000 / rate), clock: .continuous)
+                }
+            }
+            if endless {
+                // Filler until the client hangs up: writing then throws, and ends this.
+                let filler = ByteBuffer(repeating: 0x55, count: chunkSize)
+                while true {
+                    try await writer.write(filler)
+                    sent += chunkSize
+                    await state?.recordPartBytes(delivery.statsKey, chunkSize)
+                    if let rate {
+                        try await Task.sleep(until: started + .milliseconds(sent * 1_000 / rate), clock: .continuous)
+                    }
                 }
             }
             // Throwing mid-body makes Hummingbird close the connection short of Content-Length.

@@ -18,6 +18,9 @@ public struct AudioFaults: Codable, Sendable, Equatable {
     public var changedParts: [Int]
     /// Content-Length promises this many bytes more than are sent; the connection then closes.
     public var extraContentLength: Int?
+    /// After the part's bytes, send filler for ever (until the client hangs up): with a Content-Length of the part
+    /// plus `extraContentLength` when that is given, else with none (chunked), as a hostile server would.
+    public var endless: Bool
     /// The listed parts answer 404.
     public var missingParts: [Int]
     /// Faults of the response to the listed parts, as for a page (a status, a reset, a redirect loop, HTML…).
@@ -34,7 +37,8 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         changedParts: [Int] = [],
         extraContentLength: Int? = nil,
         missingParts: [Int] = [],
-        response: PageFaults? = nil
+        response: PageFaults? = nil,
+        endless: Bool = false
     ) {
         self.parts = parts
         self.dropAfterBytes = dropAfterBytes
@@ -46,11 +50,12 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         self.extraContentLength = extraContentLength
         self.missingParts = missingParts
         self.response = response
+        self.endless = endless
     }
 
     private enum CodingKeys: String, CodingKey {
         case parts, dropAfterBytes, dropEveryTime, failOnce, rateLimitOnce, bytesPerSecond, changedParts
-        case extraContentLength, missingParts, response
+        case extraContentLength, missingParts, response, endless
     }
 
     /// Decodes faults; absent keys mean no such fault.
@@ -66,6 +71,7 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         extraContentLength = try c.decodeIfPresent(Int.self, forKey: .extraContentLength)
         missingParts = try c.decodeIfPresent([Int].self, forKey: .missingParts) ?? []
         response = try c.decodeIfPresent(PageFaults.self, forKey: .response)
+        endless = try c.decodeIfPresent(Bool.self, forKey: .endless) ?? false
     }
 
     /// True when parts are served normally.

@@ -33,6 +33,8 @@ struct PartDelivery: Sendable {
     var dropAfterBytes: Int?
     var bytesPerSecond: Int?
     var extraContentLength: Int?
+    /// Filler after the part's bytes for ever (see `AudioFaults.endless`).
+    var endless = false
     /// Faults of the whole response, applied before any of the above.
     var response: PageFaults?
     /// `<title id>/<part number>`, the key of the part statistics.
@@ -260,6 +262,7 @@ extension DemoState {
             if !faults.dropEveryTime { faults.dropAfterBytes = nil }
             delivery.bytesPerSecond = faults.bytesPerSecond
             delivery.extraContentLength = faults.extraContentLength
+            delivery.endless = faults.endless
         }
         return delivery
     }

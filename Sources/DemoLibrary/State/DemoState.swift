@@ -308,7 +308,10 @@ public actor DemoState {
     func plan(page: Int, acceptsGzip: Bool) throws -> PagePlan {
         settle()
         if switches.endlessPages, page >= pageCount {
-            let titles = titles(onPage: pageCount)
+            var titles = titles(onPage: pageCount)
+            if switches.endlessNewTitles, page > pageCount {
+                for index in titles.indices { titles[index].id += "-page-\(page)" }
+            }
             let modified = lastModified(page: pageCount, titles: titles)
             let body = ByteBuffer(string: renderer.crawlablePage(titles, page: page, next: page + 1, updated: modified))
             var hasher = FNV1a64()
@@ -323,7 +326,7 @@ public actor DemoState {
         if let status = faults.status { return .status(status, retryAfter: faults.retryAfter) }
         if faults.html { return .html }
         if faults.notAtom { return .notAtom }
-        if faults.reset || faults.redirectLoop || faults.understateContentLength != nil || faults.bytesPerSecond != nil
+        if faults.reset || faults.redirectLoop || faults.redirectTo != nil || faults.understateContentLength != nil || faults.bytesPerSecond != nil
             || faults.contentType != nil, let rendered = renderedPage(page) {
             return .faulted(faults, rendered.body)
         }

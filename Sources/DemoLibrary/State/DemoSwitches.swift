@@ -30,6 +30,8 @@ public struct PageFaults: Codable, Sendable, Equatable {
     public var contentType: String?
     /// Answer the bearer token (or a part link's signature) as expired, as often as `statusTimes` allows.
     public var expiredToken: Bool
+    /// Answer 302 to this address (a `file:` URL, a name no one should be sent to…), every time.
+    public var redirectTo: String?
 
     /// Creates a set of faults; the default has none.
     public init(
@@ -47,7 +49,8 @@ public struct PageFaults: Codable, Sendable, Equatable {
         bytesPerSecond: Int? = nil,
         redirectLoop: Bool = false,
         contentType: String? = nil,
-        expiredToken: Bool = false
+        expiredToken: Bool = false,
+        redirectTo: String? = nil
     ) {
         self.status = status
         self.statusTimes = statusTimes
@@ -64,11 +67,12 @@ public struct PageFaults: Codable, Sendable, Equatable {
         self.redirectLoop = redirectLoop
         self.contentType = contentType
         self.expiredToken = expiredToken
+        self.redirectTo = redirectTo
     }
 
     private enum CodingKeys: String, CodingKey {
         case status, statusTimes, retryAfter, truncate, dropConnectionAfterBytes, html, notAtom, nextPage, hugeEntryBytes
-        case reset, understateContentLength, bytesPerSecond, redirectLoop, contentType, expiredToken
+        case reset, understateContentLength, bytesPerSecond, redirectLoop, contentType, expiredToken, redirectTo
     }
 
     /// Decodes faults; absent keys mean no such fault.
@@ -89,6 +93,7 @@ public struct PageFaults: Codable, Sendable, Equatable {
         redirectLoop = try c.decodeIfPresent(Bool.self, forKey: .redirectLoop) ?? false
         contentType = try c.decodeIfPresent(String.self, forKey: .contentType)
         expiredToken = try c.decodeIfPresent(Bool.self, forKey: .expiredToken) ?? false
+        redirectTo = try c.decodeIfPresent(String.self, forKey: .redirectTo)
     }
 
     /// True when the page is served normally.
@@ -130,6 +135,9 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     /// The crawlable feed never ends: its last page links a next page, and every page past it repeats the last
     /// page's titles and links one more (a server paging for ever).
     public var endlessPages: Bool
+    /// With `endlessPages`, every page past the last brings titles never served before (their ids carry the page
+    /// number), as a server generating entries for ever would: only a page bound stops a client.
+    public var endlessNewTitles: Bool
     /// Borrowing answers 500 with a `cannot-issue-loan` problem document and changes nothing.
     public var borrowFails: Bool
     /// Borrowing answers 200 with an HTML page instead of an entry, and changes nothing.
@@ -160,9 +168,11 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         manifests: PageFaults = PageFaults(),
         manifestPartLengths: Bool = false,
         damagedPackages: Bool = false,
-        endlessPages: Bool = false
+        endlessPages: Bool = false,
+        endlessNewTitles: Bool = false
     ) {
         self.endlessPages = endlessPages
+        self.endlessNewTitles = endlessNewTitles
         self.manifestPartLengths = manifestPartLengths
         self.damagedPackages = damagedPackages
         self.duplicateLoans = duplicateLoans
@@ -182,7 +192,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
         case malformedAnnotation, duplicateLoans, loans, manifests, manifestPartLengths, damagedPackages
-        case endlessPages
+        case endlessPages, endlessNewTitles
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -203,6 +213,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         manifestPartLengths = try c.decodeIfPresent(Bool.self, forKey: .manifestPartLengths) ?? false
         damagedPackages = try c.decodeIfPresent(Bool.self, forKey: .damagedPackages) ?? false
         endlessPages = try c.decodeIfPresent(Bool.self, forKey: .endlessPages) ?? false
+        endlessNewTitles = try c.decodeIfPresent(Bool.self, forKey: .endlessNewTitles) ?? false
     }
 }
 
