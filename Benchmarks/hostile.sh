@@ -38,7 +38,7 @@ fresh_home() { # binary home
 
 # The bytes of Sherlock's part 2 on disk, finished or not.
 part_bytes() {
-    { find "$1/books" -name 'part-002.mp3*' ! -name '*.json' -printf '%s\n' 2>/dev/null || true; } | awk '{ s += $1 } END { printf "%d\n", s }'
+    { find "$1/books" -name 'part-002.mp3*' ! -name '*.json' -printf '%s\n' 2>/dev/null || true; } | awk '{ s += $1 } END { printf "%.0f\n", s }'
 }
 
 # Runs one case and prints its row and the first line shelf wrote on standard error. The set-up is a command
