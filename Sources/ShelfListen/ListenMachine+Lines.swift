@@ -36,7 +36,11 @@ extension ListenMachine {
         let time = timeline.bookTime(here)
         let chapter = timeline.chapter(at: here)
         let percent = timeline.total > 0 ? Int(time / timeline.total * 100) : 0
-        let listenedText = outcome == .limitReached ? "Listened for \(Clock.format(listened)); " : ""
+        let listenedText = switch outcome {
+        case .limitReached: "Listened for \(Clock.format(listened)); "
+        case .slept: "Sleep timer: "
+        default: ""
+        }
         return listenedText + "Stopped at \(Clock.format(time)) of \(Clock.format(timeline.total)) (\(percent)%), "
             + "in \(ListenScreen.chapterLabel(chapter, of: book)). Position saved."
     }

@@ -272,6 +272,11 @@ struct ListenMachine {
         fade = min(1, max(0, remaining / 5))
         var effects: [Effect] = [.setVolume(heardVolume)]
         guard remaining <= 0 else { return effects }
+        // With no screen no key can play again: the timer ends the session, as --for does, the fade done.
+        guard screen else {
+            self.sleep = nil
+            return effects + end(.slept)
+        }
         effects += pause()
         let here = player.position
         // Drops what the device still holds, so playing again starts where the timer paused.

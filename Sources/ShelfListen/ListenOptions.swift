@@ -24,6 +24,8 @@ struct ListenOptions {
 /// How a listening session ended.
 enum ListenOutcome: Equatable {
     case quit, finished, limitReached
+    /// The sleep timer ran out with no screen, so no key could play again.
+    case slept
     /// An interrupt, terminate or hang-up signal.
     case signal(Int32)
     /// The terminal closed under the player.
@@ -37,7 +39,7 @@ enum ListenOutcome: Equatable {
 
     var exitCode: Int32 {
         switch self {
-        case .quit, .finished, .limitReached, .filesRemoved: 0
+        case .quit, .finished, .limitReached, .slept, .filesRemoved: 0
         case .signal(let number): 128 + number
         case .terminalGone: 128 + SIGHUP
         case .deviceLost: ShelfExit.audioDevice.rawValue

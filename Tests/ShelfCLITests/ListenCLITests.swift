@@ -227,17 +227,16 @@ import Testing
         await fixture.finish()
     }
 
-    @Test func theSleepTimerFadesOutAndPauses() async throws {
+    /// With no screen, no key could play again: the timer fades out and ends the session (status 0, the position
+    /// saved), as `--for` does.
+    @Test func theSleepTimerFadesOutAndEndsWithoutAScreen() async throws {
         let fixture = try await ready()
         let (file, environment) = disk(fixture)
-        let (process, out, _) = try fixture.shelf.start(
+        let result = try await fixture.shelf.run(
             ["listen", "7d3c0002", "--no-ui", "--from", "0:01", "--sleep", "6s"], environment: environment)
-        try await offloaded { Thread.sleep(forTimeInterval: 8.5) }
-        // Paused, not quit: still running, and nothing audible since the timer.
-        #expect(process.isRunning)
-        kill(process.processIdentifier, SIGTERM)
-        let stdout = try await output(of: process, out)
-        #expect(stdout.contains("Sleep timer: paused at 0:07; the position is saved."), "\(stdout)")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Sleep timer: Stopped at 0:07 of "), "\(result.stdout)")
+        #expect(result.stdout.contains("Position saved."), "\(result.stdout)")
         let audio = audible(try samples(file))
         let heard = Double(audio.count * 2) / Double(Self.bytesPerSecond)
         #expect(abs(heard - 6) < 0.4, "heard \(heard) s")

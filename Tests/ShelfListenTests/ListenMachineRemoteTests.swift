@@ -145,7 +145,7 @@ import Testing
 
     /// The sleep timer fades the chosen volume, not 100%, and gives the chosen volume back when it pauses.
     @Test func theSleepTimersFadeScalesTheChosenVolume() {
-        var session = Harness(screen: false, at: at(0, 1), sleep: 6)
+        var session = Harness(at: at(0, 1), sleep: 6)
         for _ in 1...5 { _ = session.key("9") }
         #expect(session.machine.volume == 0.5)
         #expect(session.quietTick(after: 1).first == .setVolume(0.5))

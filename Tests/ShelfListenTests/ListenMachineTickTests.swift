@@ -61,9 +61,9 @@ import Testing
         #expect(screen.quietTick(after: 1) == [screen.save(at(1, 0))])
     }
 
-    /// As `shelf listen --no-ui --from 0:01 --sleep 6s`: six seconds of playing, the last five fading out, then a
-    /// pause (not the end) at 0:07, saved and pushed.
-    @Test func theSleepTimerFadesOutPausesAndSaves() {
+    /// As `shelf listen --no-ui --from 0:01 --sleep 6s`: six seconds of playing, the last five fading out, then the
+    /// end of the session at 0:07 (no key could play again), saved and pushed.
+    @Test func theSleepTimerFadesOutAndEndsWithoutAScreen() {
         var session = Harness(screen: false, at: at(0, 1), sleep: 6)
         #expect(session.started == [.line("Playing The Test Book at 0:01 of 2:00, 1.0× speed.")])
         #expect(session.tick(after: 1) == [.setVolume(1), session.save(at(0, 2))])
@@ -71,12 +71,25 @@ import Testing
         #expect(session.tick(after: 1) == [.setVolume(0.6), session.save(at(0, 4))])
         #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 1 (2 of 5) at 0:05.")])
         #expect(session.tick(after: 1) == [.setVolume(0.2)])
-        #expect(session.tick(after: 1) == [
-            .setVolume(0), .pause, .seek(at(0, 7)), .setVolume(1), session.save(at(0, 7)), .push,
-            .line("Sleep timer: paused at 0:07; the position is saved."),
-        ])
+        let ended = session.tick(after: 1)
+        #expect(ended.prefix(2) == [.setVolume(0), .pause], "\(ended)")
+        #expect(ended.contains(session.save(at(0, 7))), "\(ended)")
+        let line = ended.compactMap { effect -> String? in if case .line(let text) = effect { text } else { nil } }
+        #expect(line.count == 1 && line[0].hasPrefix("Sleep timer: Stopped at 0:07 of 2:00") == true, "\(line)")
+        #expect(ended.last == .end(.slept), "\(ended)")
+        #expect(session.machine.outcome == .slept)
         #expect(session.machine.sleep == nil)
-        #expect(session.tick(after: 5) == [])
+    }
+
+    /// With a screen, a key can play again: the timer pauses at 0:07, saved and pushed, and the session goes on.
+    @Test func theSleepTimerPausesWithAScreen() {
+        var session = Harness(at: at(0, 1), sleep: 6)
+        for _ in 1...5 { _ = session.quietTick(after: 1) }
+        let paused = session.quietTick(after: 1)
+        #expect(paused.prefix(4) == [.setVolume(0), .pause, .seek(at(0, 7)), .setVolume(1)], "\(paused)")
+        #expect(paused.contains(session.save(at(0, 7))) && paused.contains(.push), "\(paused)")
+        #expect(session.machine.sleep == nil)
+        #expect(session.quietTick(after: 5).allSatisfy { $0 == .redraw })
         #expect(session.machine.outcome == nil)
         #expect(session.state == .paused)
     }

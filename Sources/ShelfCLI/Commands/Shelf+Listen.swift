@@ -26,7 +26,8 @@ package struct ListenArguments: ParsableArguments {
     @Option(name: .customLong("for"), help: ArgumentHelp("Stop after this much listening (10m, 1h, 90s).", valueName: "time"))
     package var limit: String?
 
-    @Option(name: .long, help: ArgumentHelp("Set the sleep timer from the start (30m).", valueName: "time"))
+    @Option(name: .long, help: ArgumentHelp(
+        "Set the sleep timer from the start (30m); with --no-ui, listening ends when it runs out.", valueName: "time"))
     package var sleep: String?
 
     @Option(name: .long, help: ArgumentHelp("What ← and → skip (default 30s); kept for the next time.", valueName: "time"))
