@@ -7,11 +7,22 @@ import Synchronization
 final class ListenDownload: Sendable {
     let priority = PartPriority()
     private let failures = Mutex<[Int: String]>([:])
+    /// Where the session starts, asked once the parts are known (a title never downloaded before).
+    private let startParts = Mutex<(@Sendable () -> [Int])?>(nil)
+
+    /// Once the download has recorded the parts, puts first the ones `parts` names, before any is asked for.
+    func preferOnceRecorded(_ parts: @escaping @Sendable () -> [Int]) {
+        startParts.withLock { $0 = parts }
+    }
 
     /// The downloader's settings that report here.
     var settings: DownloadSettings {
         var settings = DownloadSettings()
         settings.priority = priority
+        settings.partsRecorded = { [weak self] in
+            guard let self, let parts = self.startParts.withLock({ $0 }) else { return }
+            self.priority.prefer(parts())
+        }
         settings.partFinished = { [weak self] index, result in
             if case .failed(let reason) = result { self?.failures.withLock { $0[index] = reason } }
         }

@@ -80,8 +80,14 @@ final class ListenSession {
         }
         if let scheme = summary.protection { throw FulfilmentError.protected(title: summary.title, scheme: scheme) }
         if book.parts.isEmpty || !book.isComplete {
-            // The part the session will start in comes first, before the download picks its first parts.
+            // The part the session will start in comes first, before the download picks its first parts; for a
+            // title never downloaded, as soon as the manifest has told the parts.
             shared.priority.prefer(firstParts(book, records: records, options: options))
+            if book.parts.isEmpty {
+                shared.preferOnceRecorded {
+                    (try? records.audiobook()).map { firstParts($0, records: records, options: options) } ?? []
+                }
+            }
             download = records.download(configuration: configuration, shared: shared)
         }
         let started = clock()

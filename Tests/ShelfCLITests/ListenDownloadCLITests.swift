@@ -110,6 +110,24 @@ import Glibc
         await fixture.finish()
     }
 
+    /// A title never downloaded, started in its last part: the parts are known only once the manifest is in, and
+    /// the part the session starts in is still in the first wave, not the first four in book order.
+    /// (The chapters are the opening credits, then one a part: the 9th starts part 8, at 0:14.)
+    @Test(arguments: [(["--from", "0:15"], "0:15"), (["--chapter", "9"], "0:14")])
+    func startingInTheLastPartOfATitleNeverDownloadedFetchesItFirst(_ start: [String], at time: String) async throws {
+        let fixture = try await ready(parts: 8, seconds: 2)
+        await fixture.server.state.resetStats()
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "0.5"] + start,
+                                                 environment: Self.dummy)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Playing The Adventures of Sherlock Holmes at \(time)"), "\(result.stdout)")
+        let order = await fixture.server.state.stats.partRequestOrder.map { $0.split(separator: "/").last.map(String.init) ?? "" }
+        // Four at a time: the part started in, the one after it (none: it is the last), then the book from its start.
+        #expect(Set(order.prefix(4)) == ["8", "1", "2", "3"], "\(order)")
+        #expect(order.firstIndex(of: "8") ?? 99 < order.firstIndex(of: "4") ?? -1, "\(order)")
+        await fixture.finish()
+    }
+
     // MARK: - The title taken away while it plays
 
     /// A player of Sherlock (four parts of 10 s, downloaded) running in the background, once it holds the title.

@@ -167,6 +167,7 @@ public final class FulfilmentService {
             try store.applyLifecycle(.authorised, to: edition, reason: nil)
             let target = bookDirectory(rowID: rowID, staging: isUpdate)
             try recordParts(manifest, edition: edition)
+            settings.partsRecorded?()
             var results: [Int: PartResult] = [:]
             for round in 0...refetchLimit {
                 let wanted = manifest.parts.filter { part in

@@ -88,6 +88,9 @@ public struct DownloadSettings: Sendable {
     public var stopSignal: (@Sendable () -> Int32?)?
     /// Parts to fetch before the others (the one a player waits for), read each time a transfer starts.
     public var priority: PartPriority?
+    /// Told once a download's parts are recorded, before the first of them is asked for: a player that could not
+    /// know where it starts before the manifest came sets `priority` here, so the first wave holds its part.
+    public var partsRecorded: (@Sendable () -> Void)?
     /// Told how each part ended as soon as it does, while the others still run.
     public var partFinished: (@Sendable (Int, PartResult) -> Void)?
 
