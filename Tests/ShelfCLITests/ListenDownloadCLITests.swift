@@ -99,15 +99,21 @@ import Glibc
             ListeningPosition(part: 7, seconds: 0.5, readingOrderItem: book.parts[7].readingOrderItem, device: try store.deviceID(),
                               deviceName: nil, at: Date()),
             of: edition, percent: 90, finished: false)
-        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "0.5"], environment: Self.dummy)
+        try await expectLastPartFirst(fixture, [], saying: "Resuming at 0:14.")
+        await fixture.finish()
+    }
+
+    /// Runs half a second of `shelf listen` with `options` and expects it to say `words` and to have asked for the
+    /// last of 8 parts in the first wave: four at a time, the last part, then the book from its start (in book
+    /// order, 5 to 8 came last); part 4 waits for one of them to finish.
+    private func expectLastPartFirst(_ fixture: CLIFixture, _ options: [String], saying words: String) async throws {
+        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "0.5"] + options,
+                                                 environment: Self.dummy)
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.hasPrefix("Resuming at 0:14."), "\(result.stdout)")
+        #expect(result.stdout.contains(words), "\(result.stdout)")
         let order = await fixture.server.state.stats.partRequestOrder.map { $0.split(separator: "/").last.map(String.init) ?? "" }
-        // Four at a time: the last part, then the book from its start (in book order, 5 to 8 came last); part 4
-        // waits for one of them to finish.
         #expect(Set(order.prefix(4)) == ["8", "1", "2", "3"], "\(order)")
         #expect(order.firstIndex(of: "8") ?? 99 < order.firstIndex(of: "4") ?? -1, "\(order)")
-        await fixture.finish()
     }
 
     /// A title never downloaded, started in its last part: the parts are known only once the manifest is in, and
@@ -117,14 +123,7 @@ import Glibc
     func startingInTheLastPartOfATitleNeverDownloadedFetchesItFirst(_ start: [String], at time: String) async throws {
         let fixture = try await ready(parts: 8, seconds: 2)
         await fixture.server.state.resetStats()
-        let result = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "0.5"] + start,
-                                                 environment: Self.dummy)
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("Playing The Adventures of Sherlock Holmes at \(time)"), "\(result.stdout)")
-        let order = await fixture.server.state.stats.partRequestOrder.map { $0.split(separator: "/").last.map(String.init) ?? "" }
-        // Four at a time: the part started in, the one after it (none: it is the last), then the book from its start.
-        #expect(Set(order.prefix(4)) == ["8", "1", "2", "3"], "\(order)")
-        #expect(order.firstIndex(of: "8") ?? 99 < order.firstIndex(of: "4") ?? -1, "\(order)")
+        try await expectLastPartFirst(fixture, start, saying: "Playing The Adventures of Sherlock Holmes at \(time)")
         await fixture.finish()
     }
 
