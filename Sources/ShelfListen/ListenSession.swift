@@ -101,6 +101,21 @@ final class ListenSession {
             usleep(100_000)
             book = try records.audiobook()
         }
+        // A place in book time or a chapter needs the lengths and chapters, which a single audio file (or any part
+        // no manifest gave a length) tells only once it is in: wait for those while the download runs.
+        if options.from != nil || options.chapter != nil {
+            let unmeasurable = { (book: Audiobook) in
+                book.parts.contains { ($0.duration ?? 0) <= 0 && !FileManager.default.fileExists(atPath: $0.file.path) }
+            }
+            while let running = download, running.result == nil, unmeasurable(book) {
+                usleep(100_000)
+                book = try records.audiobook()
+            }
+            book = try records.audiobook()
+            if unmeasurable(book), case .success(let failure?)? = download?.result {
+                throw ListenError.notDownloaded(title: summary.title, id: summary.shortID, reason: failure)
+            }
+        }
         return book
     }
 

@@ -35,6 +35,21 @@ import Testing
         try #require(await fixture.server.state.title(id: id)?.singleFile?.chapters)
     }
 
+    /// A single file not downloaded yet, from a slow server: its length and chapters are known only once it is in,
+    /// so `--from` and `--chapter` wait for it (they were refused as "past the end … (0:00)"). Its chapters are
+    /// the file's three, the third at 0:04.
+    @Test(arguments: [(["--from", "0:03"], "0:03"), (["--chapter", "3"], "0:04")])
+    func aPlaceInASingleFileNotDownloadedYetWaitsForTheFile(_ start: [String], at time: String) async throws {
+        let fixture = try await synced()
+        // About 25 KB at 8 KB a second: the file is still coming when the place is checked.
+        await fixture.server.state.setAudioFaults(AudioFaults(bytesPerSecond: 8_000), for: Self.alice)
+        let result = try await fixture.shelf.run(
+            ["listen", "7d3c0018", "--no-ui", "--for", "0.5"] + start, environment: ["SDL_AUDIODRIVER": "dummy"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("Playing Alice's Adventures in Wonderland at \(time) of 0:06"), "\(result.stdout)")
+        await fixture.finish()
+    }
+
     @Test func anM4bIsFreeToDownloadAndPlaysWithTheChaptersInsideIt() async throws {
         let fixture = try await synced()
         let list = try await fixture.shelf.run(["list"])

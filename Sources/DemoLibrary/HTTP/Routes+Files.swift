@@ -11,7 +11,11 @@ enum FileRoutes {
                     let id = LoansRoutes.id(context)
                     let name = context.parameters.get("name") ?? ""
                     let resource = try await state.singleFile(id, name: name)
-                    return FulfilmentRoutes.serve(PartDelivery(resource: resource, statsKey: "\(id)/\(name)"), request: request, state: state)
+                    var delivery = PartDelivery(resource: resource, statsKey: "\(id)/\(name)")
+                    // The parts' throttle, as a slow server sends a whole book's file.
+                    let switches = await state.switches
+                    delivery.bytesPerSecond = (switches.audio[id] ?? switches.audio["*"])?.bytesPerSecond
+                    return FulfilmentRoutes.serve(delivery, request: request, state: state)
                 } catch let error as DemoProblem {
                     return FulfilmentRoutes.problem(error)
                 }
