@@ -96,6 +96,19 @@ import Testing
         #expect(!done.key("n").contains { if case .fetchFirst = $0 { true } else { false } })
     }
 
+    /// `g` and an MPRIS seek or position to another part while downloading put that part (and the next) first, as
+    /// `n` does; the download asks for them before any other.
+    @Test func aGoToOrAnMprisMoveToAnotherPartMovesItToTheFront() {
+        var typed = Harness(screen: false, at: at(0, 15), downloading: true)
+        _ = typed.key("g")
+        for character in "1:15" { _ = typed.key(character) }
+        #expect(typed.key(.enter).contains(.fetchFirst([2, 3])))
+        var seeked = Harness(screen: false, at: at(0, 15), downloading: true)
+        #expect(seeked.send(.remote(.seek(by: 40), seeked.snapshot)).contains(.fetchFirst([1, 2])))
+        var placed = Harness(screen: false, at: at(0, 15), downloading: true)
+        #expect(placed.send(.remote(.setPosition(100), placed.snapshot)).contains(.fetchFirst([3, 4])))
+    }
+
     @Test func theFilesRemovedWhilePlayingEndTheSessionOnce() {
         var session = Harness(screen: true, at: at(1, 10))
         session.tick()
