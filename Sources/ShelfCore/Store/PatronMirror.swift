@@ -112,15 +112,18 @@ public enum PatronMirror {
 
     /// Puts the copy's rows back where they are missing (by id; a library whose name is taken is left out), each
     /// title as a stub the next sync writes whole (`StoreSalvage.insertTitleStub`). How many libraries came back.
+    ///
+    /// Only the columns a row holds are written: a copy made before a column existed leaves it to its default.
+    /// (A null in its place would break a NOT NULL column, and `INSERT OR IGNORE` would then drop the whole row.)
     static func restore(_ snapshot: Snapshot, into db: Database) throws -> Int {
         func insert(_ table: String, _ columns: [String], _ rows: [Snapshot.MirrorRow]) throws -> Int {
-            let statement = try db.makeStatement(sql: """
-                INSERT OR IGNORE INTO \(table) (\(columns.joined(separator: ", ")))
-                VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))
-                """)
             var inserted = 0
             for row in rows {
-                try statement.execute(arguments: StatementArguments(columns.map { row.values[$0]?.databaseValue ?? .null }))
+                let held = columns.filter { row.values[$0] != nil }
+                try db.cachedStatement(sql: """
+                    INSERT OR IGNORE INTO \(table) (\(held.joined(separator: ", ")))
+                    VALUES (\(held.map { _ in "?" }.joined(separator: ", ")))
+                    """).execute(arguments: StatementArguments(held.map { row.values[$0]!.databaseValue }))
                 inserted += db.changesCount
             }
             return inserted
@@ -129,8 +132,9 @@ public enum PatronMirror {
         _ = try insert("follow", followColumns, snapshot.follows)
         for title in snapshot.titles {
             guard case .integer(let id)? = title.values["id"] else { continue }
+            let held = titleColumns.filter { title.values[$0] != nil }
             _ = try StoreSalvage.insertTitleStub(
-                db, id: id, columns: titleColumns, values: titleColumns.map { title.values[$0]?.databaseValue ?? .null })
+                db, id: id, columns: held, values: held.map { title.values[$0]!.databaseValue })
         }
         return restored
     }
