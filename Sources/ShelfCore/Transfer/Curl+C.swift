@@ -329,6 +329,12 @@ final class CurlEasy: @unchecked Sendable {
         return pointer.map { String(cString: $0) }
     }
 
+    /// Where a request for `url` was sent by a redirect that was refused (to file:, ftp: and the like): the redirect
+    /// libcurl did not follow, else the URL it had got to, when that is not `url` itself.
+    func refusedRedirectTarget(from url: String) -> String? {
+        redirectURL() ?? (try? effectiveURL()).flatMap { $0 == url ? nil : $0 }
+    }
+
     /// The URL after redirects. The corresponding C function is `curl_easy_getinfo(CURLINFO_EFFECTIVE_URL)`.
     func effectiveURL() throws(CurlFailure) -> String? {
         var pointer: UnsafeMutablePointer<CChar>?

@@ -139,7 +139,7 @@ public final class HTTPClient: Sendable {
                 }
                 if error.isUnsupportedProtocol {
                     // A redirect to file:, ftp: and the like: name where it led (the request's own URL was http).
-                    let target = easy.redirectURL() ?? (try? easy.effectiveURL()).flatMap { $0 == urlString ? nil : $0 }
+                    let target = easy.refusedRedirectTarget(from: urlString)
                     throw target.map { .redirectRefused(from: urlString, to: $0) } ?? .unsupportedURL(urlString)
                 }
                 throw .transfer(url: urlString, reason: error.message)

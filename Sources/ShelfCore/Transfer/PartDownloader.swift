@@ -391,8 +391,7 @@ public final class PartDownloader {
                 return .done(.failed(reason: "too many redirects; the library's server is misconfigured"))
             }
             let url = transfer.part.url.absoluteString
-            if failure.isUnsupportedProtocol,
-               let target = transfer.easy.redirectURL() ?? (try? transfer.easy.effectiveURL()).flatMap({ $0 == url ? nil : $0 }) {
+            if failure.isUnsupportedProtocol, let target = transfer.easy.refusedRedirectTarget(from: url) {
                 // A redirect to file:, ftp: and the like: never followed, and named, as for every other request.
                 return .done(.failed(reason: "\(NetworkError.redirectRefused(from: url, to: target))"))
             }
