@@ -14,7 +14,7 @@ enum FileRoutes {
                     var delivery = PartDelivery(resource: resource, statsKey: "\(id)/\(name)")
                     // The parts' throttle, as a slow server sends a whole book's file.
                     let switches = await state.switches
-                    delivery.bytesPerSecond = (switches.audio[id] ?? switches.audio["*"])?.bytesPerSecond
+                    delivery.bytesPerSecond = switches.audio[switches.audioFaultKey(for: id)]?.bytesPerSecond
                     return FulfilmentRoutes.serve(delivery, request: request, state: state)
                 } catch let error as DemoProblem {
                     return FulfilmentRoutes.problem(error)

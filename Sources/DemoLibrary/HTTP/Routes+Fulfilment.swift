@@ -201,6 +201,14 @@ enum FulfilmentRoutes {
             let chunkSize = rate.map { max(1, min(65_536, $0 / 20)) } ?? 65_536
             let started = ContinuousClock.now
             var sent = 0
+            /// Counts `count` bytes written, and waits for the rate when there is one.
+            func account(_ count: Int) async throws {
+                sent += count
+                await state?.recordPartBytes(delivery.statsKey, count)
+                if let rate {
+                    try await Task.sleep(until: started + .milliseconds(sent * 1_000 / rate), clock: .continuous)
+                }
+            }
             while range.lowerBound + sent < range.upperBound {
                 var count = min(chunkSize, range.count - sent)
                 if let dropAt {
@@ -209,22 +217,14 @@ enum FulfilmentRoutes {
                 }
                 let offset = range.lowerBound + sent
                 try await writer.write(resource.slice(offset..<offset + count))
-                sent += count
-                await state?.recordPartBytes(delivery.statsKey, count)
-                if let rate {
-                    try await Task.sleep(until: started + .milliseconds(sent * 1_000 / rate), clock: .continuous)
-                }
+                try await account(count)
             }
             if endless {
                 // Filler until the client hangs up: writing then throws, and ends this.
                 let filler = ByteBuffer(repeating: 0x55, count: chunkSize)
                 while true {
                     try await writer.write(filler)
-                    sent += chunkSize
-                    await state?.recordPartBytes(delivery.statsKey, chunkSize)
-                    if let rate {
-                        try await Task.sleep(until: started + .milliseconds(sent * 1_000 / rate), clock: .continuous)
-                    }
+                    try await account(chunkSize)
                 }
             }
             // Throwing mid-body makes Hummingbird close the connection short of Content-Length.

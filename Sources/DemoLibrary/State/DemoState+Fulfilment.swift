@@ -227,7 +227,7 @@ extension DemoState {
             throw .notFound("\(title.title) has parts 1 to \(parts.count)")
         }
         let part = parts[number - 1]
-        let faultKey = switches.audio[id] != nil ? id : "*"
+        let faultKey = switches.audioFaultKey(for: id)
         var faults = switches.audio[faultKey] ?? AudioFaults()
         if faults.missingParts.contains(number) { throw .notFound("part \(number) of \(title.title) is missing") }
         let applies = faults.applies(to: number)

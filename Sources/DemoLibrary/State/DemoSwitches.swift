@@ -152,6 +152,9 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     /// serving it turns the switch off.
     public var malformedAnnotation: MalformedAnnotation?
 
+    /// The key of `audio` whose faults a title's parts meet: its own entry, else `"*"`.
+    func audioFaultKey(for id: String) -> String { audio[id] != nil ? id : "*" }
+
     /// Creates switches; the default serves everything normally.
     public init(
         delayMilliseconds: Int = 0,
