@@ -107,13 +107,17 @@ final class ListenSession {
             let unmeasurable = { (book: Audiobook) in
                 book.parts.contains { ($0.duration ?? 0) <= 0 && !FileManager.default.fileExists(atPath: $0.file.path) }
             }
-            while let running = download, running.result == nil, unmeasurable(book) {
+            while unmeasurable(book), let running = download {
+                if let ended = running.result {
+                    // As the download left it: a failure that kept the file away is named.
+                    book = try records.audiobook()
+                    if unmeasurable(book), case .success(let failure?) = ended {
+                        throw ListenError.notDownloaded(title: summary.title, id: summary.shortID, reason: failure)
+                    }
+                    break
+                }
                 usleep(100_000)
                 book = try records.audiobook()
-            }
-            book = try records.audiobook()
-            if unmeasurable(book), case .success(let failure?)? = download?.result {
-                throw ListenError.notDownloaded(title: summary.title, id: summary.shortID, reason: failure)
             }
         }
         return book
