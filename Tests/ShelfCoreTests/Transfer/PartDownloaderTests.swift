@@ -277,21 +277,34 @@ private final class DownloadFixture: @unchecked Sendable {
     /// A server dripping bytes (here 2,000 a second against a floor of 100,000 over one second) is cut off and
     /// tried again until the attempts run out, its bytes kept for a resume: a busy machine only makes it slower.
     @Test func aPartDrippingBelowTheMinimumRateIsCutOffAndRetried() async throws {
+        try await withDrippingPart({ ($0.minimumRate, $0.rateWindow, $0.maxAttempts) = (100_000, 1, 2) }) { part, result in
+            guard case .failed(let reason)? = result else {
+                Issue.record("not cut off: \(String(describing: result))")
+                return
+            }
+            #expect(reason == "gave up after 2 attempts: slower than 100000 bytes a second for 1 s", "\(reason)")
+            // What arrived is kept for the next run to resume.
+            #expect(FileManager.default.fileExists(atPath: part.destination.appendingPathExtension("part").path))
+        }
+    }
+
+    /// Downloads part 1 alone, dripped at 2,000 bytes a second, with the quick settings as `adjust` changes them;
+    /// `check` sees the part and how it ended while its files are still there.
+    private func withDrippingPart(
+        _ adjust: (inout DownloadSettings) -> Void, check: (DownloadPart, PartResult?) throws -> Void
+    ) async throws {
         let fixture = DownloadFixture()
         try await fixture.start()
         await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 2_000), for: DownloadFixture.bookID)
         var settings = DownloadFixture.quick
-        (settings.minimumRate, settings.rateWindow, settings.maxAttempts) = (100_000, 1, 2)
+        adjust(&settings)
         let parts = Array(fixture.parts.prefix(1))
-        let results = try await fixture.download(settings, parts: parts)
-        guard case .failed(let reason)? = results[0] else {
-            Issue.record("not cut off: \(String(describing: results[0]))")
+        do {
+            try check(parts[0], try await fixture.download(settings, parts: parts)[0])
+        } catch {
             await fixture.finish()
-            return
+            throw error
         }
-        #expect(reason == "gave up after 2 attempts: slower than 100000 bytes a second for 1 s", "\(reason)")
-        // What arrived is kept for the next run to resume.
-        #expect(FileManager.default.fileExists(atPath: parts[0].destination.appendingPathExtension("part").path))
         await fixture.finish()
     }
 
@@ -300,25 +313,19 @@ private final class DownloadFixture: @unchecked Sendable {
     /// passes about half a second after the start. The part fails for it at once, not after its attempts, and keeps its bytes. A busy machine
     /// only makes the part slower.
     @Test func aPartPastItsDeadlineFailsAndKeepsItsBytes() async throws {
-        let fixture = DownloadFixture()
-        try await fixture.start()
-        await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 2_000), for: DownloadFixture.bookID)
-        var settings = DownloadFixture.quick
-        (settings.minimumAverage, settings.averageGrace, settings.maxAttempts) = (1_048_576, 0.5, 5)
-        let parts = Array(fixture.parts.prefix(1))
-        let results = try await fixture.download(settings, parts: parts)
-        guard case .failed(let reason)? = results[0] else {
-            Issue.record("not stopped at its deadline: \(String(describing: results[0]))")
-            await fixture.finish()
-            return
+        try await withDrippingPart({ ($0.minimumAverage, $0.averageGrace, $0.maxAttempts) = (1_048_576, 0.5, 5) }) {
+            part, result in
+            guard case .failed(let reason)? = result else {
+                Issue.record("not stopped at its deadline: \(String(describing: result))")
+                return
+            }
+            // The part states no length in its manifest: its deadline is the size the server states.
+            #expect(part.expectedLength == nil)
+            #expect(reason.hasPrefix("took longer than 1 s, the most a part of 12427 bytes may take"), "\(reason)")
+            #expect(reason.hasSuffix(" may take (its bytes are kept; running the download again goes on from them)"), "\(reason)")
+            #expect(FileManager.default.fileExists(atPath: part.destination.appendingPathExtension("part").path))
+            #expect(!FileManager.default.fileExists(atPath: part.destination.path))
         }
-        // The part states no length in its manifest: its deadline is the size the server states.
-        #expect(parts[0].expectedLength == nil)
-        #expect(reason.hasPrefix("took longer than 1 s, the most a part of 12427 bytes may take"), "\(reason)")
-        #expect(reason.hasSuffix(" may take (its bytes are kept; running the download again goes on from them)"), "\(reason)")
-        #expect(FileManager.default.fileExists(atPath: parts[0].destination.appendingPathExtension("part").path))
-        #expect(!FileManager.default.fileExists(atPath: parts[0].destination.path))
-        await fixture.finish()
     }
 
     @Test func aPartsBoundIsItsLengthElseItsDurationAtTwoMegabitsElseTheCap() {
