@@ -66,18 +66,8 @@ package enum Output {
         return Int(size.ws_col)
     }
 
-    /// "3 minutes ago", "yesterday", for timestamps.
-    static func relative(_ date: Date, now: Date = Date()) -> String {
-        let seconds = Int(now.timeIntervalSince(date))
-        if seconds < 0 { return "in the future" }
-        func unit(_ count: Int, _ name: String) -> String { "\(count) \(name)\(count == 1 ? "" : "s") ago" }
-        switch seconds {
-        case ..<60: return "just now"
-        case ..<3_600: return unit(seconds / 60, "minute")
-        case ..<86_400: return unit(seconds / 3_600, "hour")
-        default: return unit(seconds / 86_400, "day")
-        }
-    }
+    /// "3 minutes ago", "2 days ago", for timestamps.
+    static func relative(_ date: Date, now: Date = Date()) -> String { Clock.relative(date, now: now) }
 
     /// "2026-11-21 14:03" in local time.
     static func timestamp(_ date: Date) -> String { LocalTime.timestamp(date) }

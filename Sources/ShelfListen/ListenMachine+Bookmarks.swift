@@ -9,19 +9,17 @@ struct ListenSync: Equatable {
     var selection = 0
     /// The list was just opened: its first reading selects the bookmark just behind the player.
     var choosing = false
-    /// Another device ahead of this one, offered with `j`.
+    /// Another device's newer place, offered with `j` (go there) and `x` (stay here) until answered.
     var offer: ListeningPosition?
     /// When the library was last asked for other devices' positions.
     var lastPull = Date.distantPast
-    /// Only positions saved after this are offered: the session's start, then the last offer taken or seen.
-    var since = Date.distantPast
 }
 
 extension ListenMachine {
     /// How often the library is asked for other devices' positions while playing, in seconds.
     static let pullInterval: Double = 60
-    /// How far ahead another device must be for the player to offer to jump there, in seconds of the book.
-    static let aheadThreshold: Double = 30
+    /// How far from this device's place another device's must be for the player to offer it, in seconds of the book.
+    static let offerThreshold: Double = Store.samePlace
 
     // MARK: - Positions pulled while playing
 
@@ -37,44 +35,69 @@ extension ListenMachine {
         return [.pullRemote]
     }
 
-    /// Another device's position arrived: offered when it is ahead by more than `aheadThreshold` and was saved after
-    /// this session started (or after the last offer); the player never jumps by itself.
+    /// Another device's newer place, not answered yet, arrived (from the library while playing, or from the store at
+    /// the start): offered unless this device is within `offerThreshold` of it, which answers it by itself. The
+    /// player never jumps by itself, and this device's position is not pushed over it until the patron chooses.
     mutating func remotePosition(_ position: ListeningPosition) -> [Effect] {
-        guard position.at > sync.since, book.parts.indices.contains(position.part) else { return [] }
+        guard book.parts.indices.contains(position.part) else { return [] }
+        if let offer = sync.offer, offer.device == position.device, offer.at == position.at { return [] }
         let theirs = timeline.bookTime(PlaybackPosition(part: position.part, seconds: position.seconds))
         let ours = timeline.bookTime(player.position)
-        guard theirs - ours > Self.aheadThreshold, theirs < timeline.total else { return [] }
-        if let offer = sync.offer, offer.device == position.device, offer.at == position.at { return [] }
+        guard abs(theirs - ours) > Self.offerThreshold, theirs < timeline.total else {
+            return [.settleOffer(position.at)]
+        }
         sync.offer = position
         let device = position.deviceName.map { " (\($0))" } ?? ""
-        let text = "Another device\(device) is at \(Clock.format(theirs)) — press j to jump there"
-        guard screen else { return [.line(text)] }
-        // It stays until taken or replaced by another message.
-        show(text, seconds: 365 * 86_400)
+        let age = Clock.relative(min(position.at, now), now: now)
+        guard screen else {
+            let id = book.summary.shortID
+            return [.line("Another device\(device) was at \(Clock.format(theirs)), \(age) — `shelf position \(id) "
+                          + "--take-other` goes there, `--keep-here` stays here")]
+        }
+        // It stays until answered or replaced by another message.
+        show("Another device\(device) was at \(Clock.format(theirs)), \(age) — press j to go there, x to stay here",
+             seconds: 365 * 86_400)
         return [.redraw]
     }
 
-    /// An offer this device has caught up with is withdrawn, with its message: `j` would now jump back.
-    mutating func withdrawPassedOffer() {
-        guard let offer = sync.offer else { return }
+    /// An offer ahead of this device that it has played up to is answered: the patron listened on past it here.
+    mutating func withdrawPassedOffer() -> [Effect] {
+        guard let offer = sync.offer else { return [] }
         let theirs = timeline.bookTime(PlaybackPosition(part: offer.part, seconds: offer.seconds))
-        guard timeline.bookTime(player.position) >= theirs else { return }
-        sync.offer = nil
-        sync.since = max(sync.since, offer.at)
-        if message?.text.hasPrefix("Another device") == true { message = nil }
+        let ours = timeline.bookTime(player.position)
+        guard ours >= theirs, ours - theirs < Self.offerThreshold else { return [] }
+        return settleOffer()
     }
 
-    /// `j`: goes to the offered position and saves it there.
+    /// Closes the open offer, if any, with its message: the patron answered it.
+    mutating func settleOffer() -> [Effect] {
+        guard let offer = sync.offer else { return [] }
+        sync.offer = nil
+        if message?.text.hasPrefix("Another device") == true { message = nil }
+        return [.settleOffer(offer.at)]
+    }
+
+    /// `j`: goes to the offered place and saves it there.
     mutating func jumpToOffer() -> [Effect] {
         guard let offer = sync.offer else {
-            show("No other device is ahead of this one.")
+            show("No other device's place is waiting for an answer.")
             return []
         }
-        sync.offer = nil
-        sync.since = max(sync.since, offer.at)
         let target = PlaybackPosition(part: offer.part, seconds: offer.seconds)
-        show("Jumped to \(Clock.format(timeline.bookTime(target))), where \(offer.deviceName ?? "the other device") was.")
-        return seekAndSave(target) + push()
+        let effects = settleOffer()
+        show("Went to \(Clock.format(timeline.bookTime(target))), where \(offer.deviceName ?? "the other device") was.")
+        return effects + seekAndSave(target) + push()
+    }
+
+    /// `x`: stays here; this computer's place goes to the library over the other device's.
+    mutating func stayHere() -> [Effect] {
+        guard sync.offer != nil else {
+            show("No other device's place is waiting for an answer.")
+            return []
+        }
+        let effects = settleOffer()
+        show("Staying here: the library gets this computer's place.")
+        return effects + save(force: true) + push()
     }
 
     // MARK: - The bookmarks screen

@@ -62,7 +62,8 @@ extension ListenMachine {
         case deviceFailed(String)
         /// The title's bookmarks as the store has them, in book order (answers `readBookmarks`).
         case bookmarksRead([Bookmark])
-        /// Another device's newest position, pulled while playing (answers `pullRemote` when there is one).
+        /// Another device's newer place waiting for an answer (an open offer), pulled while playing (answers
+        /// `pullRemote` when there is one) or found at the start.
         case remotePosition(ListeningPosition)
     }
 
@@ -113,6 +114,9 @@ extension ListenMachine {
         case deleteBookmark(Int64)
         /// Ask the library for other devices' positions in the background; answered by `remotePosition`.
         case pullRemote
+        /// The patron answered other devices' positions saved up to this time (went there, stayed, or moved on):
+        /// this computer's position may be pushed over them.
+        case settleOffer(Date)
     }
 
     enum Mode: Equatable {

@@ -10,32 +10,49 @@ extension ListenMachine {
         return TempoFilter.speeds.contains(speed) ? speed : 1.0
     }
 
-    /// Where to begin: `--from` or `--chapter`, else the newer of this computer's position and another device's
-    /// (`remote` asks the library, and is only called when that is needed); and what to say about it.
+    /// Where a session begins and what to say about it; `taken` is when the other device's place it begins at was
+    /// saved (the offer is answered), `offer` another device's place still waiting for an answer.
+    struct Start {
+        var position: PlaybackPosition
+        var note: String?
+        var taken: Date?
+        var offer: ListeningPosition?
+    }
+
+    /// Where to begin: `--from` or `--chapter`, else this computer's position, or another device's newer place waiting
+    /// for an answer (`remote` asks the library, and is only called when that is needed) when it was saved after this
+    /// computer's; an older one (this computer played on after it was offered) is offered again.
     static func startingPoint(
         options: ListenOptions, saved: ListeningState, timeline: Timeline, chapters: [Audiobook.Chapter],
         remote: () -> ListeningPosition?
-    ) -> (position: PlaybackPosition, note: String?) {
-        if let from = options.from { return (timeline.place(from), nil) }
+    ) -> Start {
+        if let from = options.from { return Start(position: timeline.place(from)) }
         if let chapter = options.chapter {
             let entry = chapters[chapter - 1]
-            return (PlaybackPosition(part: entry.part, seconds: entry.offset), nil)
+            return Start(position: PlaybackPosition(part: entry.part, seconds: entry.offset))
         }
         var position = saved.position.flatMap(timeline.position(of:))
         var note = position.map { "Resuming at \(Clock.format(timeline.bookTime($0)))." }
-        if let remote = remote(), let there = timeline.position(of: remote),
-            remote.at > (saved.position?.at ?? .distantPast),
-            position.map({ abs(timeline.bookTime($0) - timeline.bookTime(there)) > 1 }) ?? true
-        {
-            position = there
-            // Palace's apps send a device URN; a device that sends a name is called by it.
-            let name = remote.deviceName ?? (remote.device.hasPrefix("urn:") ? "another device" : remote.device)
-            note = "Resuming at \(Clock.format(timeline.bookTime(there))) from \(name)."
+        var taken: Date?
+        var offer: ListeningPosition?
+        if let remote = remote(), let there = timeline.position(of: remote) {
+            if remote.at > (saved.position?.at ?? .distantPast) {
+                taken = remote.at
+                if position.map({ abs(timeline.bookTime($0) - timeline.bookTime(there)) > 1 }) ?? true {
+                    position = there
+                    // Palace's apps send a device URN; a device that sends a name is called by it.
+                    let name = remote.deviceName ?? (remote.device.hasPrefix("urn:") ? "another device" : remote.device)
+                    note = "Resuming at \(Clock.format(timeline.bookTime(there))) from \(name)."
+                }
+            } else {
+                offer = remote
+            }
         }
-        guard let position else { return (PlaybackPosition(part: 0, seconds: 0), nil) }
+        guard let position else { return Start(position: PlaybackPosition(part: 0, seconds: 0), taken: taken, offer: offer) }
         if saved.consumption == .finished || timeline.bookTime(position) > timeline.total - 1 {
-            return (PlaybackPosition(part: 0, seconds: 0), "Starting again from the beginning.")
+            return Start(position: PlaybackPosition(part: 0, seconds: 0), note: "Starting again from the beginning.",
+                         taken: taken, offer: offer)
         }
-        return (position, note)
+        return Start(position: position, note: note, taken: taken, offer: offer)
     }
 }

@@ -95,7 +95,6 @@ struct ListenMachine {
             player = snapshot
             lastTick = snapshot.now
             sync.lastPull = snapshot.now
-            sync.since = snapshot.now
             self.speed = speed
             return started(at: position, note: note)
         case .key(let key, let snapshot, let onDisk):
@@ -213,7 +212,7 @@ struct ListenMachine {
             }
             effects += runSleepTimer(elapsed: elapsed, at: position)
             effects += pullIfDue()
-            withdrawPassedOffer()
+            effects += withdrawPassedOffer()
             // Every 2 s of the clock or of the book, whichever comes first (at 3× the book runs ahead): a kill -9
             // loses at most that. One row in positions.sqlite (WAL), so the write stays cheap.
             let moved = savedPosition.map { abs(timeline.bookTime(position) - timeline.bookTime($0)) } ?? .infinity
@@ -350,6 +349,7 @@ struct ListenMachine {
         case .character("m"): return toggleMute()
         case .character("B"): return openBookmarks()
         case .character("j"): return jumpToOffer()
+        case .character("x"): return stayHere()
         case .character("?"), .character("h"): mode = .help
         default: break
         }
@@ -412,7 +412,9 @@ struct ListenMachine {
     }
 
     mutating func seekAndSave(_ position: PlaybackPosition) -> [Effect] {
-        let effects = seek(to: position)
+        // A move of the patron's own after another device's place was offered answers the offer: stay.
+        var effects = settleOffer()
+        effects += seek(to: position)
         markedFinished = false
         if finished {
             finished = false

@@ -67,6 +67,12 @@ struct ListenRecords {
 
     func saveSpeed(_ speed: Double) throws { try store.saveSpeed(speed, of: edition) }
 
+    /// The patron answered other devices' positions saved up to `at`.
+    func settleOffer(upTo at: Date) throws { try store.settleOffer(of: edition, upTo: at) }
+
+    /// Another device's newer place waiting for the patron's answer, as last read from the library.
+    func openOffer() throws -> ListeningPosition? { try store.openOffer(of: edition) }
+
     func savePosition(_ place: ListenMachine.Place, percent: Double?, finished: Bool) throws {
         // A `shelf mark` made while this plays wins over the saves that follow it: the session takes the mark.
         let after = try store.savePosition(

@@ -146,7 +146,7 @@ enum ListenScreen {
             ("s", "sleep timer: 15, 30, 45, 60 min, end of chapter, off"),
             ("b", "bookmark this place (a name is asked)"),
             ("B", "bookmarks: jump to one or delete it"),
-            ("j", "jump to where another device is ahead (when offered)"),
+            ("j / x", "go to / stay away from the place another device offered"),
             ("9 / 0", "volume down / up by 10%"),
             ("m", "mute / unmute"),
             ("F", "mark the book finished"),

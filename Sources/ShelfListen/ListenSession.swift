@@ -188,6 +188,10 @@ final class ListenSession {
             note = note.map { "\($0) \(readOnly)" } ?? readOnly
         }
         if let outcome = send(.started(at: start.position, speed: speed, note: note, snapshot())) { return outcome }
+        // Another device's place not answered yet is offered again (also when the library did not answer now).
+        if let taken = start.taken, !savesNothing { try records.settleOffer(upTo: taken) }
+        let offer = start.taken == nil ? start.offer ?? (try? records.openOffer()) ?? nil : nil
+        if let offer, let outcome = send(.remotePosition(offer)) { return outcome }
         startRemote()
         return loop()
     }
@@ -296,7 +300,7 @@ final class ListenSession {
     private func perform(_ effect: ListenMachine.Effect) throws -> ListenOutcome? {
         switch effect {
         case .savePosition where savesNothing, .saveSpeed where savesNothing, .addBookmark where savesNothing,
-             .push where savesNothing:
+             .push where savesNothing, .settleOffer where savesNothing:
             // Said once as the session started.
             return nil
         case .savePosition(let place, let percent, let finished):
@@ -307,6 +311,7 @@ final class ListenSession {
                 return send(.saveFailed("\(error)"))
             }
         case .saveSpeed(let speed): try records.saveSpeed(speed)
+        case .settleOffer(let at): try records.settleOffer(upTo: at)
         case .addBookmark(let place, let name): try records.addBookmark(place, name: name)
         case .suspend:
             terminal?.suspend()
@@ -351,7 +356,7 @@ final class ListenSession {
         case .deleteBookmark(let id): try records.deleteBookmark(id)
         case .pullRemote:
             // One pull at a time, on a thread of its own: the loop never waits for the library.
-            if pulling == nil, let positions { pulling = positions.pullThenPush(records.edition, log: options.log) }
+            if pulling == nil, let positions { pulling = positions.pull(records.edition, log: options.log) }
         }
         return nil
     }

@@ -20,34 +20,21 @@ final class PositionChannel: Sendable {
         }
     }
 
-    /// Another device's newest position, after queued positions go first (so the server's newest is ours when
-    /// it should be); nil when there is none or the library cannot say (`log` hears why).
+    /// Another device's newer place waiting for the patron's answer (an open offer), read before this device's
+    /// queued positions are pushed: a push never replaces another device's newer position the patron has not
+    /// answered (`PositionSync.pushPending`). Nil when there is none or the library cannot say (`log` hears why).
     func pull(_ edition: EditionRef, log: (@Sendable (String) -> Void)?) -> Background<ListeningPosition?> {
         Background { [self] in
             sync.withLock { sync in
-                sync.pushPending()
+                let offer: ListeningPosition?
                 do {
-                    return try sync.remotePosition(of: edition)
+                    offer = try sync.pull(edition)
                 } catch {
                     log?("could not read positions from the library: \(error)")
                     return nil
                 }
-            }
-        }
-    }
-
-    /// While playing: another device's newest position read before this device's queued one is pushed (the library
-    /// keeps one position per patron and title, so pushing first would replace the other device's), then the push.
-    func pullThenPush(_ edition: EditionRef, log: (@Sendable (String) -> Void)?) -> Background<ListeningPosition?> {
-        Background { [self] in
-            sync.withLock { sync in
-                defer { sync.pushPending() }
-                do {
-                    return try sync.remotePosition(of: edition)
-                } catch {
-                    log?("could not read positions from the library: \(error)")
-                    return nil
-                }
+                sync.pushPending(pulled: [edition])
+                return offer
             }
         }
     }

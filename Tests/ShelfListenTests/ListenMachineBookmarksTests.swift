@@ -37,55 +37,91 @@ private func bookmark(_ id: Int64, _ part: Int, _ seconds: Double, name: String?
         #expect(session.key(" ") == [.play, .pullRemote])
     }
 
-    /// (where the other device is, seconds after the session started it was saved, same device as an earlier offer,
-    /// whether it is offered)
-    static let offers: [(String, PlaybackPosition, Double, Bool)] = [
-        ("ahead by 45 s, newer", at(2, 0), 5, true),
-        ("ahead by only 20 s", at(1, 5), 5, false),
-        ("behind", at(0, 2), 5, false),
-        ("ahead but saved before this session", at(3, 0), -5, false),
-        ("a part the book does not have", at(7, 0), 5, false),
+    /// (case, where this device is, where the other device's newer place is, whether it is offered)
+    static let offers: [(String, PlaybackPosition, PlaybackPosition, Bool)] = [
+        ("ahead by 45 s", at(0, 15), at(2, 0), true),
+        ("ahead by only 20 s", at(0, 15), at(1, 5), false),
+        ("behind by 58 s", at(2, 0), at(0, 2), true),
+        ("behind by 10 s", at(2, 0), at(1, 20), false),
+        ("a part the book does not have", at(0, 15), at(7, 0), false),
     ]
 
+    /// The store hands in another device's newer place not answered yet: offered when more than 30 s from this
+    /// device's, answered by itself when closer; never jumped to.
     @Test(arguments: offers)
-    func anotherDeviceAheadIsOfferedNeverJumpedTo(_ row: (String, PlaybackPosition, Double, Bool)) {
-        let (_, place, age, offered) = row
-        var screen = Harness()
-        let effects = screen.send(.remotePosition(remote(place.part, place.seconds, at: Harness.start + age)))
-        #expect(!effects.contains { if case .seek = $0 { true } else { false } }, "\(row.0)")
-        #expect((screen.machine.sync.offer != nil) == offered, "\(row.0)")
+    func anotherDevicesNewerPlaceIsOfferedNeverJumpedTo(_ row: (String, PlaybackPosition, PlaybackPosition, Bool)) {
+        let (name, here, place, offered) = row
+        let saved = Harness.start - 7_200
+        var screen = Harness(at: here)
+        let effects = screen.send(.remotePosition(remote(place.part, place.seconds, at: saved)))
+        #expect(!effects.contains { if case .seek = $0 { true } else { false } }, "\(name)")
+        #expect((screen.machine.sync.offer != nil) == offered, "\(name)")
+        let there = Clock.format(screen.timeline.bookTime(place))
         if offered {
-            #expect(screen.machine.message?.text == "Another device (Phone) is at 1:00 — press j to jump there")
-            // It stays on the screen while playing on, until acted on.
+            #expect(effects == [.redraw], "\(name)")
+            #expect(screen.machine.message?.text == "Another device (Phone) was at \(there), 2 hours ago — press j to go there, x to stay here")
+            // It stays on the screen while playing on, until answered.
             screen.quietTick(after: 30)
             #expect(screen.machine.message?.text.hasPrefix("Another device (Phone)") == true)
-            // Once this device has played past that place, the offer is withdrawn: `j` would now jump back.
-            screen.quietTick(after: 20)
-            #expect(screen.machine.sync.offer == nil && screen.machine.message == nil, "\(screen.position)")
-            #expect(screen.key("j").isEmpty || screen.machine.message?.text == "No other device is ahead of this one.")
+        } else if book.parts.indices.contains(place.part) {
+            // Beside this device's place: answered by itself, so this device's position may be pushed over it.
+            #expect(effects == [.settleOffer(saved)], "\(name)")
+        } else {
+            #expect(effects.isEmpty, "\(name)")
         }
-        // Without a screen the offer is a line on standard output.
-        var plain = Harness(screen: false)
-        let lines = plain.send(.remotePosition(remote(place.part, place.seconds, at: Harness.start + age)))
-        #expect(lines == (offered ? [.line("Another device (Phone) is at \(Clock.format(plain.timeline.bookTime(place))) — press j to jump there")] : []))
+        // Without a screen the offer is a line on standard output, with what to run (keys cannot be pressed).
+        var plain = Harness(screen: false, at: here)
+        let lines = plain.send(.remotePosition(remote(place.part, place.seconds, at: saved)))
+        let id = plain.machine.book.summary.shortID
+        if offered {
+            #expect(lines == [.line("Another device (Phone) was at \(there), 2 hours ago — `shelf position \(id) "
+                                    + "--take-other` goes there, `--keep-here` stays here")], "\(name)")
+        }
     }
 
-    @Test func jJumpsToTheOfferAndSavesAndWithoutOneSaysSo() {
+    private var book: Audiobook { TestBook.book() }
+
+    /// Playing up to the place offered ahead answers the offer: the patron listened on past it here.
+    @Test func playingPastAnOfferAheadAnswersIt() {
+        var session = Harness()
+        session.send(.remotePosition(remote(2, 0, at: Harness.start - 60)))
+        #expect(session.machine.sync.offer != nil)
+        var settled: [Effect] = []
+        for _ in 0..<50 { settled += session.tick(after: 1).filter { if case .settleOffer = $0 { true } else { false } } }
+        #expect(settled == [.settleOffer(Harness.start - 60)])
+        #expect(session.machine.sync.offer == nil && session.machine.message == nil, "\(session.position)")
+        #expect(session.key("j").isEmpty || session.machine.message?.text == "No other device's place is waiting for an answer.")
+    }
+
+    @Test func jGoesToTheOfferAndSavesAndWithoutOneSaysSo() {
         var session = Harness()
         #expect(session.key("j") == [.redraw])
-        #expect(session.machine.message?.text == "No other device is ahead of this one.")
+        #expect(session.machine.message?.text == "No other device's place is waiting for an answer.")
         #expect(session.position == at(0, 15))
 
-        session.send(.remotePosition(remote(2, 10, at: Harness.start + 1)))
+        let saved = Harness.start - 1
+        session.send(.remotePosition(remote(2, 10, at: saved)))
         let effects = session.key("j")
-        #expect(effects == [.seek(at(2, 10)), session.save(at(2, 10)), .push, .redraw])
+        #expect(effects == [.settleOffer(saved), .seek(at(2, 10)), session.save(at(2, 10)), .push, .redraw])
         #expect(session.position == at(2, 10) && session.machine.sync.offer == nil)
-        #expect(session.machine.message?.text == "Jumped to 1:10, where Phone was.")
-        // The same position again is not offered again; a newer one is.
-        session.send(.remotePosition(remote(3, 25, at: Harness.start + 1)))
-        #expect(session.machine.sync.offer == nil)
+        #expect(session.machine.message?.text == "Went to 1:10, where Phone was.")
+        // A newer place of the other device is offered again.
         session.send(.remotePosition(remote(3, 25, at: Harness.start + 2)))
         #expect(session.machine.sync.offer?.seconds == 25)
+    }
+
+    /// `x` stays here and pushes this device's place; a move of the patron's own after the offer stays too.
+    @Test func xOrAMoveOfThePatronsOwnStaysHere() {
+        var session = Harness()
+        let saved = Harness.start - 1
+        session.send(.remotePosition(remote(2, 10, at: saved)))
+        #expect(session.key("x") == [.settleOffer(saved), session.save(at(0, 15)), .push, .redraw])
+        #expect(session.machine.sync.offer == nil)
+        #expect(session.machine.message?.text == "Staying here: the library gets this computer's place.")
+
+        session.send(.remotePosition(remote(3, 10, at: saved + 1)))
+        #expect(session.key(".") == [.settleOffer(saved + 1), .seek(at(0, 20)), session.save(at(0, 20)), .redraw])
+        #expect(session.machine.sync.offer == nil && session.machine.message == nil)
     }
 
     // MARK: The bookmarks screen

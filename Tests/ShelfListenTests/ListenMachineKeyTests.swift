@@ -80,7 +80,8 @@ import Testing
         Row(.down, position: at(3, 29.75)) { [.seek(at(3, 29.75)), $0.save(at(3, 29.75))] },
         Row(.enter), Row(.escape), Row("k"),
         // With no other device ahead there is nothing to jump to (ListenMachineBookmarksTests has the offer).
-        Row("j", message: "No other device is ahead of this one."), Row("x"),
+        Row("j", message: "No other device's place is waiting for an answer."),
+        Row("x", message: "No other device's place is waiting for an answer."),
     ] }
 
     /// Entered with `t` at 0:15: the selection is the chapter playing (the second).

@@ -26,6 +26,9 @@ import Testing
         var note: String?
         /// Whether the library is asked at all.
         var asks = true
+        /// Whether the other device's place is taken (its offer answered), or offered again.
+        var taken = false
+        var offered = false
     }
 
     static let later = saved.addingTimeInterval(60)
@@ -35,16 +38,18 @@ import Testing
         Row(name: "this computer's position", saved: state(position(1, 5)), position: at(1, 5), note: "Resuming at 0:35."),
         Row(name: "a newer position from a named device", saved: state(position(1, 5)),
             remote: position(2, 2.5, device: "urn:uuid:phone", name: "Pixel 7", at: later), position: at(2, 2.5),
-            note: "Resuming at 1:02 from Pixel 7."),
+            note: "Resuming at 1:02 from Pixel 7.", taken: true),
         Row(name: "a device known only by its URN", saved: state(nil), remote: position(2, 2.5, device: "urn:uuid:phone", at: later),
-            position: at(2, 2.5), note: "Resuming at 1:02 from another device."),
+            position: at(2, 2.5), note: "Resuming at 1:02 from another device.", taken: true),
         Row(name: "a device that sends a name as its id", saved: state(nil), remote: position(3, 1, device: "Kitchen tablet", at: later),
-            position: at(3, 1), note: "Resuming at 1:31 from Kitchen tablet."),
-        Row(name: "an older position from another device", saved: state(position(1, 5)),
+            position: at(3, 1), note: "Resuming at 1:31 from Kitchen tablet.", taken: true),
+        // This computer played on after the other device's place was offered: it is offered again, not taken.
+        Row(name: "an unanswered offer older than this computer's position", saved: state(position(1, 5)),
             remote: position(2, 2.5, device: "urn:uuid:phone", at: saved.addingTimeInterval(-60)), position: at(1, 5),
-            note: "Resuming at 0:35."),
+            note: "Resuming at 0:35.", offered: true),
         Row(name: "another device within a second of this one", saved: state(position(1, 5)),
-            remote: position(1, 5.8, device: "urn:uuid:phone", at: later), position: at(1, 5), note: "Resuming at 0:35."),
+            remote: position(1, 5.8, device: "urn:uuid:phone", at: later), position: at(1, 5), note: "Resuming at 0:35.",
+            taken: true),
         Row(name: "a position in a part the book does not have", saved: state(position(7, 5)), position: at(0, 0)),
         Row(name: "a finished book starts again", saved: state(position(1, 5), .finished), position: at(0, 0),
             note: "Starting again from the beginning."),
@@ -69,6 +74,8 @@ import Testing
             #expect(start.position == row.position, "\(row.name)")
             #expect(start.note == row.note, "\(row.name)")
             #expect(asked == row.asks, "\(row.name)")
+            #expect((start.taken != nil) == row.taken, "\(row.name)")
+            #expect((start.offer != nil) == row.offered, "\(row.name)")
         }
     }
 

@@ -16,19 +16,22 @@ extension DemoState {
         offsetMilliseconds: Int,
         device: String = "urn:uuid:5f0d6d2e-0000-4000-8000-00000000d3e0",
         time: Date? = nil,
-        name: String? = nil
+        name: String? = nil,
+        deviceName: String? = nil,
+        chapter: String = ""
     ) throws -> DemoAnnotation {
         guard !readingOrderItem.isEmpty, offsetMilliseconds >= 0 else {
             throw DemoAnnotationError.invalidFormat("A locator needs a readingOrderItem and a non-negative offset.")
         }
         let locator = AudiobookLocator(readingOrderItem: readingOrderItem, offsetMilliseconds: offsetMilliseconds)
         var body: [String: JSONValue] = [
-            DemoAnnotation.chapterKey: .string(""),
+            DemoAnnotation.chapterKey: .string(chapter),
             DemoAnnotation.deviceKey: .string(device),
             DemoAnnotation.timeKey: .string(DemoDates.iso8601(time ?? now)),
         ]
         // A bookmark's name, as shelf's clients write it (Palace's apps send none).
         if let name { body["http://librarysimplified.org/terms/bookmarkName"] = .string(name) }
+        if let deviceName { body["http://librarysimplified.org/terms/deviceName"] = .string(deviceName) }
         return try store(username: username, workID: workID, motivation: motivation, selectorType: "oa:FragmentSelector",
                          selectorValue: locator.jsonString, locator: locator, body: body)
     }

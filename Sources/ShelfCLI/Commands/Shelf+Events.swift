@@ -13,7 +13,8 @@ extension Shelf {
                 ready, a new loan, a loan due within 3 days (once per loan), a loan expired (its files are removed \
                 at its end, at the next shelf command, even offline), a download done or failed, a title updated \
                 by its publisher, a new title by a followed author or in a followed series, a library \
-                announcement. `shelf sync` prints each new one once (with --quiet, only those). Listing them here \
+                announcement, another device's newer place in a title waiting for your answer (`shelf position`). \
+                `shelf sync` prints each new one once (with --quiet, only those). Listing them here \
                 marks them seen; --unseen lists only those not listed before.
                 """)
 

@@ -66,15 +66,22 @@ package struct ListenArguments: ParsableArguments {
           s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
           b      bookmark, named        F    mark finished (asks y/N)
           B      bookmarks: every device's; enter jumps there, d deletes (here and on the library)
-          j      jump to where another device is ahead (offered when the library says so)
+          j x    go to, or stay away from, the place another device offered
           9 0    volume −/+ 10%         m    mute or unmute
           Ctrl-Z suspend, paused (fg brings it back)
           ?      help                   q    quit
 
-        While playing, the library is asked for your other devices' positions every minute and on \
-        resume from pause; when one is more than 30 s ahead, the player says so ("Another device (NAME) \
-        is at 1:23:45 — press j to jump there"; a line on standard output with --no-ui) and never jumps \
-        by itself.
+        YOUR PLACE ON EVERY DEVICE
+        Positions merge, never clobber. While playing, the library is asked for your other devices' \
+        positions every minute, on resume from pause and before each push. One saved after this \
+        computer last pushed its own and more than 30 s from where you are is offered ("Another device \
+        (NAME) was at 1:23:45, 2 hours ago — press j to go there, x to stay here"; with --no-ui a line \
+        on standard output naming shelf position --take-other and --keep-here); the player never jumps \
+        by itself, and this computer's position is not pushed over the other device's until you answer: \
+        j, x, or a move of your own (a seek, a chapter, a bookmark, g). An offer not answered is offered \
+        again at the next start; one saved after this computer's last position is where the next start \
+        resumes. A place in a part the book no longer has (the title borrowed again with a new manifest) \
+        is found by its chapter's name, or ignored with one line.
 
         Without a terminal, or with --no-ui, there is no screen: one line is printed at each chapter \
         and at the end. Audio goes to SDL's default device; set SDL_AUDIODRIVER to choose one \

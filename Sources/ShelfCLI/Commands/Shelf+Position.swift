@@ -15,11 +15,25 @@ extension Shelf {
                 not a usable position of this title (an ebook location, an offset past the end of its part, a part \
                 not in the book, another title's) is ignored with a warning that says why; it never replaces the \
                 position stored here.
+
+                Positions merge, never clobber: a position another device saved after this computer last pushed its \
+                own is news. Within 30 s of this computer's place it needs no answer; elsewhere it is offered \
+                ("Another device (Pixel 7) was at 6:30, 2 hours ago") and this computer's position is not pushed \
+                over it until you choose: `j` or `x` in `shelf listen`, a move of your own there, or \
+                --take-other / --keep-here here.
                 """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: JSONOption
         @Argument(help: "The title's id, or a unique part of it.") var id: String
+        @Flag(help: "Go to the place another device saved and offered: it becomes this computer's, and is pushed.")
+        var takeOther = false
+        @Flag(help: "Keep this computer's place over the one another device offered, and push it.")
+        var keepHere = false
+
+        func validate() throws {
+            if takeOther && keepHere { throw ValidationError("--take-other and --keep-here cannot be given together.") }
+        }
 
         func run() throws {
             try withFailureHandling {
@@ -28,6 +42,17 @@ extension Shelf {
                 let positions = try PositionSync(
                     store: store, home: global.resolvedHome, library: library, configuration: global.httpConfiguration)
                 positions.warn = { Output.error("shelf: warning: \($0)") }
+                if takeOther || keepHere {
+                    // What the library holds now: the offer may have been answered on another device meanwhile.
+                    _ = try? positions.pull(edition)
+                    let answered = try positions.answerOffer(of: edition, take: takeOther)
+                    if !global.quiet && !output.json {
+                        Output.line(answered.map { offer in
+                            takeOther ? "Took the place \(offer.deviceName ?? "the other device") saved." : "Kept this computer's place."
+                        } ?? "No other device's place waits for an answer.")
+                    }
+                    positions.pushPending(pulled: [edition])
+                }
                 let report = try positions.report(of: edition)
                 if output.json { return try Output.json(report) }
                 if !global.quiet { Self.print(report) }
@@ -54,7 +79,13 @@ extension Shelf {
                                 age < 7 * 86_400 ? Output.relative(device.at, now: now) : Output.timestamp(device.at)]
                     })
             }
-            if report.pendingPush {
+            if let offer = report.offer {
+                let place = offer.bookSeconds.map(Clock.format) ?? "\(Clock.format(offer.seconds)) into part \(offer.part + 1)"
+                Output.line("\(offer.name == "another device" ? "Another device" : "Another device (\(offer.name))") was at "
+                            + "\(place), \(Output.relative(min(offer.at, now), now: now)): this computer's place is not pushed "
+                            + "over it until you choose: `shelf position \(report.shortID) --take-other` goes there, "
+                            + "`--keep-here` keeps this computer's.")
+            } else if report.pendingPush {
                 Output.line("Waiting to be pushed to the library" + (report.pendingReason.map { " (\($0))" } ?? "") + ".")
             }
         }

@@ -2,6 +2,19 @@ import Foundation
 
 /// Durations as a listener reads and types them: "1:02:03", "2:03", "90s", "10m", "1h".
 public enum Clock {
+    /// "just now", "3 minutes ago", "2 days ago": how long before `now` a date was.
+    public static func relative(_ date: Date, now: Date = Date()) -> String {
+        let seconds = Int(now.timeIntervalSince(date))
+        if seconds < 0 { return "in the future" }
+        func unit(_ count: Int, _ name: String) -> String { "\(count) \(name)\(count == 1 ? "" : "s") ago" }
+        switch seconds {
+        case ..<60: return "just now"
+        case ..<3_600: return unit(seconds / 60, "minute")
+        case ..<86_400: return unit(seconds / 3_600, "hour")
+        default: return unit(seconds / 86_400, "day")
+        }
+    }
+
     /// "1:02:03" from an hour on, "2:03" below it; whole seconds, rounded down; negative is 0:00.
     public static func format(_ seconds: Double) -> String {
         let total = seconds.isFinite ? max(0, Int(seconds.rounded(.down))) : 0

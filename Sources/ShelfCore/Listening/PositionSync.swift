@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Synchronization
 
 /// What a push of queued positions and bookmarks did.
@@ -38,6 +39,8 @@ public struct PositionReport: Codable, Sendable, Equatable {
     }
 
     public var id: String
+    /// The title's id as `shelf list` shows it.
+    public var shortID: String
     public var title: String
     public var consumption: Consumption
     public var percent: Double?
@@ -53,6 +56,9 @@ public struct PositionReport: Codable, Sendable, Equatable {
     public var localOnly: String?
     /// Newest first.
     public var devices: [Device]
+    /// Another device's newer place waiting for the patron's answer: this computer's position is not pushed over it
+    /// until then.
+    public var offer: Device?
 }
 
 /// Position sync with a library's annotation service: pulls the newest position of other devices, pushes this
@@ -88,6 +94,7 @@ public final class PositionSync: Sendable {
     /// What the store knows of an edition's annotation links and parts.
     struct Book {
         var entryID: String
+        var shortID: String
         var title: String
         var annotationsURL: String?
         var serviceURL: String?
@@ -108,7 +115,7 @@ public final class PositionSync: Sendable {
 
     func book(_ edition: EditionRef) throws -> Book {
         let detail = try store.edition(edition)
-        var book = Book(entryID: edition.entryID, title: detail.summary.title, annotationsURL: detail.annotationsURL,
+        var book = Book(entryID: edition.entryID, shortID: detail.summary.shortID, title: detail.summary.title, annotationsURL: detail.annotationsURL,
                         serviceURL: try store.library(named: library.name).annotationsURL, hrefs: [], titles: [], durations: [])
         let fulfilment = try store.fulfilment(of: edition)
         let manifestURL = fulfilment?.manifestURL.flatMap(URL.init(string:)) ?? URL(fileURLWithPath: "/manifest.json")
@@ -181,7 +188,11 @@ public final class PositionSync: Sendable {
             }
             // This device's own: a position is not taken back, a bookmark is known here by its id already.
             guard annotation.device != ours else { continue }
-            guard let part = RemoteAnnotation.partIndex(of: annotation.locator, in: book.hrefs) else {
+            // A part of an older manifest (the title borrowed again) is found by its chapter's name, when one part
+            // of this book bears it.
+            guard let part = RemoteAnnotation.partIndex(of: annotation.locator, in: book.hrefs)
+                ?? Self.partNamed(annotation.chapter, in: book)
+            else {
                 let place = annotation.locator.readingOrderItem ?? "chapter \(annotation.locator.chapter ?? 0)"
                 warn?("ignored \(what) \(annotation.id ?? "(without id)") of \(book.title): its locator names no part "
                       + "of this book (\(place)); kept \(kept)")
@@ -222,15 +233,49 @@ public final class PositionSync: Sendable {
             device: annotation.device ?? "unknown", deviceName: annotation.deviceName,
             at: annotation.time ?? Date(timeIntervalSince1970: 0))
         try store.recordRemotePosition(position, of: edition)
+        _ = try store.considerOffer(position, of: edition) { local in
+            guard let local else { return false }
+            return Self.samePlace(local, position, in: book)
+        }
         return position
+    }
+
+    /// Reads the other devices' positions of a title (`remotePosition`) and answers the title's open offer: another
+    /// device's newer place, which this device's position is not pushed over until the patron chooses; nil when
+    /// there is none.
+    public func pull(_ edition: EditionRef) throws -> ListeningPosition? {
+        _ = try remotePosition(of: edition)
+        return try store.openOffer(of: edition)
+    }
+
+    /// The one part of the book whose title is `chapter`; nil when none or several are.
+    static func partNamed(_ chapter: String?, in book: Book) -> Int? {
+        guard let chapter, !chapter.isEmpty else { return nil }
+        let matches = book.titles.indices.filter { book.titles[$0] == chapter }
+        return matches.count == 1 ? matches[0] : nil
+    }
+
+    /// Whether two positions are within `Store.samePlace` seconds of each other in the book (in the same part when
+    /// the parts' durations are not known).
+    static func samePlace(_ one: ListeningPosition, _ other: ListeningPosition, in book: Book) -> Bool {
+        if let a = book.bookSeconds(part: one.part, seconds: one.seconds),
+            let b = book.bookSeconds(part: other.part, seconds: other.seconds)
+        {
+            return abs(a - b) <= Store.samePlace
+        }
+        return one.part == other.part && abs(one.seconds - other.seconds) <= Store.samePlace
     }
 
     // MARK: push
 
     /// Pushes every queued position and bookmark of this library, oldest first; each one pushed leaves the queue,
     /// one the library refuses (4xx) is dropped with a warning, and on a network failure the rest stay queued.
+    ///
+    /// A position is pushed only after the other devices' positions of its title are read (`pulled` names titles
+    /// already read): where another device's newer place waits for the patron's answer (an open offer), this
+    /// device's position stays queued, so the library keeps the other device's.
     @discardableResult
-    public func pushPending() -> PushReport {
+    public func pushPending(pulled: Set<EditionRef> = []) -> PushReport {
         var report = PushReport()
         let rows: [QueuedAnnotation]
         do {
@@ -238,12 +283,19 @@ public final class PositionSync: Sendable {
         } catch {
             return PushReport(failure: error.description)
         }
-        if pushQueue(rows, &report) { pushTombstones(&report) }
+        if pushQueue(rows, pulled: pulled, &report) { pushTombstones(&report) }
         return report
     }
 
+    /// Why a title's position is held back: another device's newer place waits for the patron's answer.
+    public static func heldBack(by offer: ListeningPosition, id: String) -> String {
+        "held back: \(offer.deviceName ?? "another device") saved a newer place; `shelf position \(id) --take-other` goes "
+            + "there, `--keep-here` pushes this computer's"
+    }
+
     /// Posts the queued items; false when it stopped (offline, not signed in, the server failing).
-    private func pushQueue(_ rows: [QueuedAnnotation], _ report: inout PushReport) -> Bool {
+    private func pushQueue(_ rows: [QueuedAnnotation], pulled: Set<EditionRef>, _ report: inout PushReport) -> Bool {
+        var pulled = pulled
         for (index, row) in rows.enumerated() {
             let title = row.title
             let link = row.serviceURL ?? row.annotationsURL
@@ -259,6 +311,30 @@ public final class PositionSync: Sendable {
                 report.failure = CirculationError.notSignedIn(library: library.name).description
                 setError(nil, report.failure!)
                 return false
+            }
+            if row.item.motivation == .idling {
+                let edition = EditionRef(libraryID: row.item.libraryID, rowID: row.item.editionID, entryID: row.entryID)
+                let offer: ListeningPosition?
+                do {
+                    if pulled.insert(edition).inserted { _ = try remotePosition(of: edition) }
+                    offer = try store.openOffer(of: edition)
+                } catch let error as StoreError {
+                    report.pending += rows.count - index
+                    report.failure = error.description
+                    return false
+                } catch {
+                    report.pending += rows.count - index
+                    report.failure = (error as? ShelfFailure)?.description ?? "\(error)"
+                    setError(nil, report.failure!)
+                    return false
+                }
+                if let offer {
+                    let reason = Self.heldBack(by: offer, id: row.shortID)
+                    setError(row.item.id, reason)
+                    report.pending += 1
+                    report.failure = report.failure ?? reason
+                    continue
+                }
             }
             let document = RemoteAnnotation.document(
                 motivation: row.item.motivation.uri, source: row.entryID,
@@ -283,6 +359,9 @@ public final class PositionSync: Sendable {
                     _ = try? store.recordServerID(id, bookmark: bookmark, of: row.item.editionID, libraryID: row.item.libraryID)
                 }
                 remove(row)
+                if row.item.motivation == .idling {
+                    try? store.recordPushed(row.item.at, of: row.item.editionID, libraryID: row.item.libraryID)
+                }
                 report.pushed += 1
             } else if status == 401 || status >= 500 || status == 408 || status == 429 {
                 report.pending += rows.count - index
@@ -346,7 +425,7 @@ public final class PositionSync: Sendable {
         let state = try store.listeningState(of: edition)
         let ours = try store.deviceID()
         let pendingReason = try store.pendingPushError(of: edition)
-        let devices = try store.devicePositions(of: edition).map { position -> PositionReport.Device in
+        func device(_ position: ListeningPosition) -> PositionReport.Device {
             let bookSeconds = book.bookSeconds(part: position.part, seconds: position.seconds)
             let percent = both(bookSeconds, book.duration).flatMap { $1 > 0 ? min(100, $0 / $1 * 100) : nil }
             return PositionReport.Device(
@@ -357,9 +436,58 @@ public final class PositionSync: Sendable {
                 seconds: position.seconds, bookSeconds: bookSeconds, percent: percent, at: position.at)
         }
         return PositionReport(
-            id: book.entryID, title: book.title, consumption: state.consumption, percent: state.percent, speed: state.speed,
+            id: book.entryID, shortID: book.shortID, title: book.title, consumption: state.consumption, percent: state.percent, speed: state.speed,
             pendingPush: state.pendingPush, pendingReason: state.pendingPush ? pendingReason : nil, duration: book.duration,
-            localOnly: localOnly, devices: devices)
+            localOnly: localOnly, devices: try store.devicePositions(of: edition).map(device),
+            offer: try store.openOffer(of: edition).map(device))
+    }
+
+    // MARK: answering an offer
+
+    /// Records an event for each title of the library with an open offer, once per offer: what a sync (and cron)
+    /// tells the patron, who may not open the player for days.
+    func noteOffers() throws {
+        for rowID in try store.editionsWithOffers(in: library.id) {
+            guard let entryID = try store.read({ db in
+                try String.fetchOne(db, sql: "SELECT entry_id FROM edition WHERE id = ?", arguments: [rowID])
+            }) else { continue }
+            let edition = EditionRef(libraryID: library.id, rowID: rowID, entryID: entryID)
+            let detail = try store.edition(edition)
+            guard let offer = try store.openOffer(of: edition) else { continue }
+            let book = try book(edition)
+            let place = book.bookSeconds(part: offer.part, seconds: offer.seconds).map(Clock.format)
+                ?? "\(Clock.format(offer.seconds)) into part \(offer.part + 1)"
+            let id = detail.summary.shortID
+            try store.recordNotice(
+                kind: .positionOffer, libraryID: library.id, editionID: rowID,
+                key: "offer:\(rowID):\(Int(offer.at.timeIntervalSince1970))",
+                text: "\(library.name): \(offer.deviceName ?? "another device") saved a newer place in \(detail.summary.title) "
+                    + "(\(place)); this computer's is not pushed over it until you choose: `shelf position \(id) "
+                    + "--take-other` goes there, `--keep-here` keeps this computer's")
+        }
+    }
+
+    /// Answers the title's open offer (another device's newer place): `take` makes it this computer's position, else
+    /// this computer's stays; either way this computer's position is then pushed (what cannot be sent stays
+    /// queued). Returns the offer answered, nil when none was open.
+    public func answerOffer(of edition: EditionRef, take: Bool) throws -> ListeningPosition? {
+        guard let offer = try store.openOffer(of: edition) else { return nil }
+        if take {
+            let book = try book(edition)
+            let here = ListeningPosition(
+                part: offer.part, seconds: offer.seconds, readingOrderItem: offer.readingOrderItem,
+                device: try store.deviceID(), deviceName: nil, at: Date())
+            let percent = both(book.bookSeconds(part: offer.part, seconds: offer.seconds), book.duration)
+                .flatMap { $1 > 0 ? $0 / $1 * 100 : nil }
+            try store.savePosition(here, of: edition, percent: percent, finished: false)
+        } else if let position = try store.listeningState(of: edition).position {
+            // Queued again, saved now (it may have been pushed before the offer came), so the library gets it.
+            var kept = position
+            kept.at = Date()
+            try store.savePosition(kept, of: edition, percent: nil, finished: false, keepState: true)
+        }
+        try store.settleOffer(of: edition, upTo: offer.at)
+        return offer
     }
 }
 

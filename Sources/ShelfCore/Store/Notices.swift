@@ -24,6 +24,8 @@ public enum NoticeKind: String, Codable, Sendable, CaseIterable, DatabaseValueCo
     case archived
     /// A sync kept what it did not trust (an empty loans feed or catalog, a crawl bound, a skipped feed).
     case syncWarning = "sync-warning"
+    /// Another device saved a newer place in a title: this computer's is held back until the patron answers.
+    case positionOffer = "position-offer"
 
     /// The phrase a summary line uses for `count` notices of this kind ("500 holds ready").
     public func summary(_ count: Int) -> String {
@@ -43,6 +45,7 @@ public enum NoticeKind: String, Codable, Sendable, CaseIterable, DatabaseValueCo
         case .libraryRecovered: "\(count) librar\(count == 1 ? "y" : "ies") recovered"
         case .archived: "\(count) finished title\(s) archived to keep the library's --keep"
         case .syncWarning: "\(count) sync warning\(s)"
+        case .positionOffer: "\(count) place\(s) another device saved, waiting for your answer"
         }
     }
 }

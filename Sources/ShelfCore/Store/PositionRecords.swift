@@ -246,6 +246,34 @@ enum PositionsMigrations {
                 WHERE motivation = 'bookmarking';
                 """)
         }
+        migrator.registerMigration("p3-position-offers") { db in
+            try db.execute(sql: """
+                -- Where this device stands against the others' positions, per title: the `at` of its last position
+                -- the library accepted, the `at` of the newest other device's position the patron answered (went
+                -- there, stayed, or played past it), and an open offer: another device's newer place that this
+                -- device's position is not pushed over until the patron chooses.
+                CREATE TABLE position_sync (
+                    edition_id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL,
+                    pushed_at REAL,
+                    settled_at REAL,
+                    offer_device TEXT,
+                    offer_device_name TEXT,
+                    offer_part INTEGER,
+                    offer_seconds REAL,
+                    offer_item TEXT,
+                    offer_at REAL
+                );
+                CREATE INDEX position_sync_library ON position_sync(library_id);
+
+                -- A title whose position is not queued was pushed as this device last saved it.
+                INSERT INTO position_sync (edition_id, library_id, pushed_at)
+                SELECT d.edition_id, d.library_id, d.at FROM device_position d
+                WHERE d.device = (SELECT value FROM setting WHERE key = 'device_id')
+                    AND NOT EXISTS (SELECT 1 FROM annotation_outbox o WHERE o.edition_id = d.edition_id
+                                    AND o.motivation = 'idling');
+                """)
+        }
         return migrator
     }
 
@@ -296,6 +324,8 @@ enum PositionsMigrations {
 struct QueuedAnnotation {
     var item: OutboxRecord
     var entryID: String
+    /// The title's id as `shelf list` shows it.
+    var shortID: String
     var title: String
     var annotationsURL: String?
     var serviceURL: String?
@@ -320,7 +350,9 @@ extension Store {
                     """, arguments: [item.part, item.editionID])
                 else { return nil }
                 return QueuedAnnotation(
-                    item: item, entryID: row["entry_id"], title: row["title"], annotationsURL: row["annotations_url"],
+                    item: item, entryID: row["entry_id"],
+                    shortID: try ShortID.shortID(of: row["entry_id"], libraryID: library.id, in: db),
+                    title: row["title"], annotationsURL: row["annotations_url"],
                     serviceURL: service, partTitle: row["part_title"])
             }
         }

@@ -254,6 +254,7 @@ public final class SyncEngine {
         summary.positionsPending = report.pending
         summary.warnings += report.warnings
         if let failure = report.failure { options.log?("listening positions stay queued: \(failure)") }
+        try? positions.noteOffers()
     }
 
     private func recordFailure(_ library: Library, started: Date, message: String) {

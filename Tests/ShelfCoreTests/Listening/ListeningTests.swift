@@ -16,8 +16,8 @@ final class ListeningFixture: @unchecked Sendable {
     var library: Library { (try? sync.store.library(named: "demo")) ?? sync.library }
     let warnings = Warnings()
 
-    init(signedIn: Bool = true) async throws {
-        sync = try await SyncFixture()
+    init(signedIn: Bool = true, configuration: DemoConfiguration = DemoConfiguration(pageSize: 5)) async throws {
+        sync = try await SyncFixture(configuration: configuration)
         if signedIn {
             try CredentialStore(home: sync.test.home).save(
                 Credentials(authType: AuthenticationDocument.basicType, username: "demo", password: "1234"), for: "demo")

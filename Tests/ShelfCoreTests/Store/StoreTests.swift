@@ -29,7 +29,7 @@ import Testing
         let positionsMigrations = try store.readPositions { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
-        #expect(positionsMigrations == ["p1-listening-state", "p2-bookmark-sync"])
+        #expect(positionsMigrations == ["p1-listening-state", "p2-bookmark-sync", "p3-position-offers"])
     }
 
     /// The sync's undo journal (an SQLite session) records only tables with a primary key: a table without one
