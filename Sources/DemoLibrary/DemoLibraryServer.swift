@@ -153,6 +153,7 @@ public final class DemoLibraryServer: Sendable {
         FulfilmentRoutes.add(to: router, state: state, configuration: configuration)
         FileRoutes.add(to: router, state: state)
         AnnotationRoutes.add(to: router, state: state, configuration: configuration)
+        ProfileRoutes.add(to: router, state: state, configuration: configuration)
         AdminRoutes.add(to: router, state: state)
         // Quiet by default: the executable's stdout carries only its "listening on" line.
         var logger = Logger(label: "shelf-demo-library") { label in StreamLogHandler.standardError(label: label) }

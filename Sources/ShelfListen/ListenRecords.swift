@@ -100,7 +100,9 @@ struct ListenRecords {
 
     /// The library's annotation client, or nil when there is none to reach (no library session can be made).
     func positionSync(configuration: HTTPConfiguration) -> PositionSync? {
-        try? PositionSync(store: store, home: home, library: library, configuration: configuration)
+        // Positions not synced with this library: the player neither asks it nor sends to it.
+        guard library.positionsSynced else { return nil }
+        return try? PositionSync(store: store, home: home, library: library, configuration: configuration)
     }
 
     /// Downloads the title's missing parts on a thread of its own, with a store of its own; the result is why the

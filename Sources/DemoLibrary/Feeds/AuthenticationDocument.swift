@@ -71,6 +71,7 @@ struct AuthenticationDocument: Codable, Sendable {
                 Link(rel: "start", href: base, type: FeedRenderer.acquisitionFeedType),
                 Link(rel: "http://opds-spec.org/shelf", href: base + "loans/", type: FeedRenderer.acquisitionFeedType),
                 Link(rel: "help", href: "mailto:help@example.org", type: nil),
+                Link(rel: DemoProfile.rel, href: base + "patrons/me/", type: DemoProfile.mediaType),
             ]
         )
     }

@@ -82,12 +82,15 @@ public enum DemoAnnotationError: Error, LocalizedError, Equatable, Sendable {
     case notFound(String)
     /// No patron has this username.
     case unknownPatron(String)
+    /// The patron's profile says not to synchronize annotations.
+    case notOptedIn(String)
 
     /// The HTTP status of the problem document.
     public var status: Int {
         switch self {
         case .invalidFormat, .invalidMotivation, .invalidTarget: 400
         case .notFound, .unknownPatron: 404
+        case .notOptedIn: 403
         }
     }
 
@@ -100,6 +103,7 @@ public enum DemoAnnotationError: Error, LocalizedError, Equatable, Sendable {
         case .invalidTarget: prefix + "invalid-annotation-target"
         case .notFound: prefix + "no-annotation"
         case .unknownPatron: prefix + "not-found"
+        case .notOptedIn: prefix + "not-opted-in-to-annotation-sync"
         }
     }
 
@@ -111,13 +115,14 @@ public enum DemoAnnotationError: Error, LocalizedError, Equatable, Sendable {
         case .invalidTarget: "Invalid annotation target"
         case .notFound: "No annotation"
         case .unknownPatron: "Not found"
+        case .notOptedIn: "Not opted in to annotation sync"
         }
     }
 
     public var errorDescription: String? {
         switch self {
         case .invalidFormat(let detail), .invalidMotivation(let detail), .invalidTarget(let detail),
-             .notFound(let detail), .unknownPatron(let detail):
+             .notFound(let detail), .unknownPatron(let detail), .notOptedIn(let detail):
             detail
         }
     }

@@ -109,6 +109,9 @@ extension DemoState {
         guard let patron = patrons.first(where: { $0.username == username }) else {
             throw DemoAnnotationError.unknownPatron("No patron \(username).")
         }
+        guard synchronizesAnnotations(username) == true else {
+            throw DemoAnnotationError.notOptedIn("The patron's profile says not to synchronize annotations.")
+        }
         guard let title = catalog.title(id: workID) else {
             throw DemoAnnotationError.invalidTarget("No work has the id \(workID).")
         }

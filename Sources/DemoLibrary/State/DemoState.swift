@@ -86,6 +86,9 @@ public actor DemoState {
     public internal(set) var announcements: [DemoAnnouncement] = []
     /// The number the next new annotation gets.
     var nextAnnotationNumber = 1
+    /// Each patron's `simplified:synchronize_annotations` (their profile's setting), by username; a patron not
+    /// listed syncs (true), as one who opted in.
+    var synchronizeAnnotations: [String: Bool?] = [:]
 
     /// Creates state for a catalog; unless the configuration says otherwise, the first patron
     /// starts with two loans and a hold from it.

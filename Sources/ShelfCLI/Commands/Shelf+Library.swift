@@ -78,7 +78,11 @@ extension Shelf.LibraryCommand {
                 title you archive does. --max-size caps what the library's \
                 downloads take on disk (like 20G, 500M; 0 removes the cap): a title that would go past it is left \
                 out, and that is an event. --notify on sends each new event as a desktop notification, as \
-                `shelf sync --notify` does.
+                `shelf sync --notify` does. --sync-positions off stops reading positions and bookmarks from the \
+                library and sending them to it: they are kept on this computer (and sent if it is turned on \
+                again), and the library keeps what it last had. Unset, a library whose patron profile (Palace's \
+                simplified:synchronize_annotations) says not to keep positions is not synced either; \
+                --sync-positions on syncs it and tells the library so.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -99,6 +103,10 @@ extension Shelf.LibraryCommand {
         @Option(name: .long, help: ArgumentHelp("Desktop notifications after each sync: on or off.", valueName: "on|off"))
         var notify: String?
 
+        @Option(name: .customLong("sync-positions"), help: ArgumentHelp(
+            "Sync positions and bookmarks with the library's annotation service: on or off.", valueName: "on|off"))
+        var syncPositions: String?
+
         var policy: DownloadPolicy? {
             autoDownload.flatMap { $0.lowercased() == "audiobooks" ? .loans : DownloadPolicy(rawValue: $0.lowercased()) }
         }
@@ -113,10 +121,14 @@ extension Shelf.LibraryCommand {
                 throw ValidationError("--max-size takes a size like 20G, 500M or 0, not '\(maxSize)'")
             }
             if let notify, !["on", "off"].contains(notify) { throw ValidationError("--notify is on or off") }
+            if let syncPositions, !["on", "off"].contains(syncPositions) {
+                throw ValidationError("--sync-positions is on or off")
+            }
             if crawl.crawlDepth == nil && crawl.crawlFeeds == nil && autoDownload == nil && keep == nil && maxSize == nil
-                && notify == nil
+                && notify == nil && syncPositions == nil
             {
-                throw ValidationError("give a setting to change: --auto-download, --keep, --max-size, --notify, --crawl-depth or --crawl-feeds")
+                throw ValidationError("give a setting to change: --auto-download, --keep, --max-size, --notify, "
+                                      + "--sync-positions, --crawl-depth or --crawl-feeds")
             }
         }
 
@@ -142,6 +154,27 @@ extension Shelf.LibraryCommand {
                         Output.line(line + (library.notify ? "; notifications on." : "."))
                     }
                 }
+                if let syncPositions { try setSyncPositions(syncPositions == "on", store: store) }
+            }
+        }
+
+        /// Turns position sync on (telling the library, when its patron profile does not say so already) or off.
+        private func setSyncPositions(_ on: Bool, store: Store) throws {
+            var library = try store.setSyncPositions(name: name, on)
+            guard on else {
+                if !global.quiet {
+                    Output.line("\(library.name): positions and bookmarks are no longer synced: shelf keeps them on this "
+                                + "computer and sends them if this is turned on again; the library keeps the place and "
+                                + "bookmarks it last had from your devices.")
+                }
+                return
+            }
+            let told = try PatronProfile.optIn(
+                library, store: store, home: global.resolvedHome, configuration: global.httpConfiguration)
+            library = try store.library(named: name)
+            if !global.quiet {
+                Output.line("\(library.name): positions and bookmarks sync with the library"
+                            + (told ? "; your library account now keeps them too." : "."))
             }
         }
 

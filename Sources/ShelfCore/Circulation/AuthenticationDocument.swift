@@ -32,6 +32,8 @@ public struct AuthenticationDocument: Sendable, Equatable {
     public var warnings: [String]
     /// The library's announcements (Palace's `announcements`: `id` and `content`), in the document's order.
     public var announcements: [(id: String, content: String)] = []
+    /// The patron's profile (Palace's User Profile Management Protocol), when the document links one.
+    public var profileURL: String?
 
     public static func == (lhs: AuthenticationDocument, rhs: AuthenticationDocument) -> Bool {
         lhs.id == rhs.id && lhs.title == rhs.title && lhs.description == rhs.description && lhs.flows == rhs.flows
@@ -80,6 +82,9 @@ public struct AuthenticationDocument: Sendable, Equatable {
         var document = AuthenticationDocument(
             id: root["id"] as? String, title: root["title"] as? String ?? url.host ?? "the library",
             description: root["description"] as? String, flows: flows, warnings: warnings)
+        let links = (root["links"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+        document.profileURL = (links.first { $0["rel"] as? String == PatronProfile.rel }?["href"] as? String)
+            .flatMap { URL(string: $0, relativeTo: url)?.absoluteString }
         document.announcements = (root["announcements"] as? [Any] ?? []).compactMap { item in
             guard let announcement = item as? [String: Any], let content = announcement["content"] as? String,
                 !content.isEmpty

@@ -42,7 +42,7 @@ public struct AudiobookLocator: Sendable, Equatable {
         if depth > maxWrapping + 4 {
             return .failure(AnnotationRejection("its locator is nested more than \(maxWrapping) levels deep"))
         }
-        guard let tree = try? JSONDecoder().decode(LocatorJSON.self, from: bytes) else {
+        guard let tree = try? JSONDecoder().decode(StrictJSON.self, from: bytes) else {
             return .failure(AnnotationRejection("its locator is not valid JSON"))
         }
         guard case .object(var locator) = tree else { return .failure(AnnotationRejection("its locator is not a JSON object")) }
@@ -83,7 +83,7 @@ public struct AudiobookLocator: Sendable, Equatable {
     }
 
     /// A member that must be a finite, non-negative number of milliseconds within `maxOffsetMilliseconds`.
-    private static func milliseconds(_ value: LocatorJSON?, _ name: String) -> Result<Double, AnnotationRejection> {
+    private static func milliseconds(_ value: StrictJSON?, _ name: String) -> Result<Double, AnnotationRejection> {
         switch value {
         case .number(let number)?:
             if number < 0 { return .failure(AnnotationRejection("its \(name) \(text(number)) is negative")) }
@@ -114,33 +114,6 @@ public struct AudiobookLocator: Sendable, Equatable {
     }
 }
 
-/// A locator's JSON as the decoder reads it: a number is never a Bool (on Linux `JSONSerialization`'s 0 and 1 also
-/// cast to `Bool`, and its `true` to a number), so an offset of 0 ms is read and `true` is refused.
-enum LocatorJSON: Decodable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([LocatorJSON])
-    case object([String: LocatorJSON])
-
-    init(from decoder: Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let flag = try? container.decode(Bool.self) {
-            self = .bool(flag)
-        } else if let number = try? container.decode(Double.self) {
-            self = .number(number)
-        } else if let text = try? container.decode(String.self) {
-            self = .string(text)
-        } else if let object = try? container.decode([String: LocatorJSON].self) {
-            self = .object(object)
-        } else {
-            self = .array(try container.decode([LocatorJSON].self))
-        }
-    }
-}
 
 /// An annotation read from a library's annotation service (a W3C Web Annotation with a Palace body).
 public struct RemoteAnnotation: Sendable, Equatable {

@@ -141,6 +141,7 @@ public final class PositionSync: Sendable {
     /// book and recorded among the device positions; nil when there is none, the edition has no annotation link,
     /// or its locator names no part of this book. Throws when the server cannot be reached or refuses.
     public func remotePosition(of edition: EditionRef) throws -> ListeningPosition? {
+        guard library.positionsSynced else { return nil }
         let book = try book(edition)
         guard let link = book.annotationsURL ?? book.serviceURL, let url = URL(string: link) else { return nil }
         guard session.isSignedIn else { throw CirculationError.notSignedIn(library: library.name) }
@@ -283,8 +284,19 @@ public final class PositionSync: Sendable {
         } catch {
             return PushReport(failure: error.description)
         }
+        guard library.positionsSynced else {
+            // Kept here, the newest position per title and every bookmark, for when the switch is turned on.
+            return PushReport(pending: rows.count, failure: rows.isEmpty ? nil : Self.notSynced(library))
+        }
         if pushQueue(rows, pulled: pulled, &report) { pushTombstones(&report) }
         return report
+    }
+
+    /// Why nothing is read from or sent to a library whose positions are not synced, and how to sync them.
+    public static func notSynced(_ library: Library) -> String {
+        let why = library.syncPositions == false ? "" : " (your library account is set not to keep them)"
+        return "positions are not synced with \(library.name)\(why); shelf keeps them on this computer, and "
+            + "`shelf library set \(library.name) --sync-positions on` syncs them"
     }
 
     /// Why a title's position is held back: another device's newer place waits for the patron's answer.
@@ -363,10 +375,16 @@ public final class PositionSync: Sendable {
                     try? store.recordPushed(row.item.at, of: row.item.editionID, libraryID: row.item.libraryID)
                 }
                 report.pushed += 1
-            } else if status == 401 || status >= 500 || status == 408 || status == 429 {
+            } else if status == 401 || status == 403 || status >= 500 || status == 408 || status == 429 {
                 report.pending += rows.count - index
-                report.failure = status == 401 ? CirculationError.unauthorised(library.name, signedIn: session.isSignedIn).description
-                    : NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: status).description
+                report.failure = switch status {
+                case 401: CirculationError.unauthorised(library.name, signedIn: session.isSignedIn).description
+                // Palace refuses a patron who has not opted in to annotation sync: the patron can fix that.
+                case 403: "\(library.name) refused the position (\(ProblemDocument.parse(body)?.text ?? "403 Forbidden")); "
+                    + "if your library account is set not to keep positions, `shelf library set \(library.name) "
+                    + "--sync-positions on` tells it to"
+                default: NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: status).description
+                }
                 setError(nil, report.failure!)
                 return false
             } else {
@@ -401,6 +419,7 @@ public final class PositionSync: Sendable {
     /// the report shows only what is stored here (a store failure is thrown).
     func pullForReport(_ edition: EditionRef, pull: Bool) throws -> String? {
         guard pull else { return "the library was not asked" }
+        guard library.positionsSynced else { return Self.notSynced(library) }
         // What the library says would be stored here first, which a read-only home cannot take.
         if store.isReadOnly { return "the home is read-only, so the library's positions are not fetched into it" }
         do {

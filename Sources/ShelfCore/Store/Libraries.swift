@@ -31,6 +31,17 @@ public struct Library: Codable, Sendable, Equatable, FetchableRecord {
     public var maxBytes: Int64?
     /// Each sync sends a desktop notification per new event (`shelf library set NAME --notify on`).
     public var notify: Bool
+    /// The patron's switch for syncing positions with the library (`library set --sync-positions`); nil: as the
+    /// library's patron profile says, else on.
+    public var syncPositions: Bool?
+    /// The library's patron profile (Palace's `/patrons/me/`), and what its `simplified:synchronize_annotations`
+    /// said at the last sync (nil: unset, or never read).
+    public var profileURL: String?
+    public var profileSyncAnnotations: Bool?
+
+    /// Whether positions and bookmarks are read from and sent to the library: the patron's switch, else the
+    /// profile's setting (only its `false` turns it off).
+    public var positionsSynced: Bool { syncPositions ?? (profileSyncAnnotations != false) }
 
     /// The crawl bounds this library's syncs use.
     public var crawlBounds: CrawlBounds {
@@ -59,6 +70,9 @@ public struct Library: Codable, Sendable, Equatable, FetchableRecord {
         keepFinished = row["keep_finished"]
         maxBytes = row["max_bytes"]
         notify = row["notify"] ?? false
+        syncPositions = row["sync_positions"]
+        profileURL = row["profile_url"]
+        profileSyncAnnotations = row["profile_sync_annotations"]
     }
 }
 
@@ -155,6 +169,28 @@ extension Store {
         }
     }
 
+    /// Sets the patron's switch for syncing positions with the library (nil: as its patron profile says).
+    public func setSyncPositions(name: String, _ on: Bool?) throws -> Library {
+        try write { db in
+            let library = try Self.library(db, name: name)
+            try db.execute(sql: "UPDATE library SET sync_positions = ? WHERE id = ?", arguments: [on, library.id])
+            return try Self.library(db, name: name)
+        }
+    }
+
+    /// Records the library's patron profile and its `simplified:synchronize_annotations`; returns what it said
+    /// before.
+    @discardableResult
+    func setProfile(libraryID: Int64, url: String?, synchronize: Bool?) throws -> Bool? {
+        try write { db in
+            let before = try Bool?.fetchOne(
+                db, sql: "SELECT profile_sync_annotations FROM library WHERE id = ?", arguments: [libraryID]) ?? nil
+            try db.execute(sql: "UPDATE library SET profile_url = ?, profile_sync_annotations = ? WHERE id = ?",
+                           arguments: [url, synchronize, libraryID])
+            return before
+        }
+    }
+
     /// Points an existing library at a new URL (the demo library's port changes on every start). What was learnt at
     /// the old URL (its feeds, sign-in document, annotation service) is forgotten; the stored sign-in, bound to the
     /// old URL, is no longer sent (`CredentialStore.load(for:)`).
@@ -163,7 +199,7 @@ extension Store {
             try db.execute(
                 sql: """
                     UPDATE library SET url = ?, crawlable_url = NULL, shelf_url = NULL, auth_document_url = NULL,
-                        annotations_url = NULL
+                        annotations_url = NULL, profile_url = NULL, profile_sync_annotations = NULL
                     WHERE name = ?
                     """,
                 arguments: [url.absoluteString, name])

@@ -73,7 +73,7 @@ public enum PatronMirror {
     static let libraryColumns = [
         "id", "name", "url", "is_default", "catalog_title", "crawlable_url", "shelf_url", "auth_document_url",
         "annotations_url", "created_at", "crawl_depth", "crawl_feeds", "auto_download", "keep_finished", "max_bytes",
-        "notify",
+        "notify", "sync_positions",
     ]
     static let followColumns = ["id", "kind", "name", "created_at"]
     static let titleColumns = ["id", "library_id", "entry_id", "title", "medium", "archived_by"]

@@ -74,7 +74,9 @@ public final class LibraryRefresh {
                 told: settings.attended && failures < 2)
         }
         let synced = try store.library(named: library.name)
-        Announcements.check(synced, store: store, configuration: settings.sync.http)
+        if let document = Announcements.check(synced, store: store, configuration: settings.sync.http) {
+            PatronProfile.refresh(synced, document: document, store: store, home: home, configuration: settings.sync.http)
+        }
         if !settings.noDownload && synced.autoDownload != .none {
             summary.downloads = try download(synced)
         }

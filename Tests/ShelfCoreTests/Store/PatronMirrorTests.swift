@@ -38,3 +38,23 @@ import Testing
         #expect(library.crawlBounds == CrawlBounds.standard)
     }
 }
+
+extension PatronMirrorTests {
+    /// The patron's position-sync switch is a setting of the library's: the copy keeps it, and a lost catalog
+    /// database brings it back (its change marks the copy behind, migration v22's trigger).
+    @Test func thePositionSyncSwitchComesBackWithItsLibrary() throws {
+        let test = TestHome()
+        do {
+            let store = try test.store()
+            _ = try store.addLibrary(name: "kept", url: URL(string: "http://127.0.0.1:1/")!)
+            _ = try store.setSyncPositions(name: "kept", false)
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: test.home.database.path + suffix)
+        }
+        let store = try test.store()
+        #expect(store.restoredLibraries == 1)
+        let library = try store.library(named: "kept")
+        #expect(library.syncPositions == false && !library.positionsSynced)
+    }
+}
