@@ -56,6 +56,7 @@ public struct Shelf: AsyncParsableCommand {
             Listen.self,
             Export.self,
             Position.self,
+            Stats.self,
             Bookmarks.self,
             Mark.self,
             Schedule.self,

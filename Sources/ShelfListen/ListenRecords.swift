@@ -21,6 +21,10 @@ struct ListenRecords {
         var consumption: Consumption?
         /// A mark was taken: the rest of the session saves positions only.
         var taken = false
+        /// The listening log's row for this session, once it has begun.
+        var session: Int64?
+        /// Where the loan's minutes heard are reported, when it links a timeTracking endpoint.
+        var trackingURL: String?
     }
 
     init(store: Store, library: Library, home: Home, query: String) throws {
@@ -66,6 +70,27 @@ struct ListenRecords {
     func listeningState() throws -> ListeningState { try store.listeningState(of: edition) }
 
     func saveSpeed(_ speed: Double) throws { try store.saveSpeed(speed, of: edition) }
+
+    /// Begins this session in the listening log.
+    func startSession(at place: ListenMachine.Place, speed: Double) throws {
+        seen.trackingURL = try store.timeTrackingURL(of: edition)
+        seen.session = try store.startListeningSession(of: edition, at: listeningPosition(place), speed: speed)
+        // The log stays bounded: sessions older than a year become one per title and day.
+        try? store.compactListeningLog(before: Date().addingTimeInterval(-Store.sessionsKeptWhole))
+    }
+
+    /// Adds what was heard (seconds per UTC minute) to the session, and to the minutes the library's timeTracking
+    /// link waits for when the loan has one.
+    func recordHeard(_ minutes: [Int: Double], at place: ListenMachine.Place, speed: Double) throws {
+        guard let session = seen.session else { return }
+        try store.recordHeard(session: session, of: edition, minutes: minutes, at: listeningPosition(place), speed: speed,
+                              trackingURL: seen.trackingURL)
+    }
+
+    /// Reports the minutes heard to the library (its timeTracking links), when it has any waiting.
+    func playtimeReporter(configuration: HTTPConfiguration) -> PlaytimeReporter? {
+        try? PlaytimeReporter(store: store, home: home, library: library, configuration: configuration)
+    }
 
     /// The patron answered other devices' positions saved up to `at`.
     func settleOffer(upTo at: Date) throws { try store.settleOffer(of: edition, upTo: at) }

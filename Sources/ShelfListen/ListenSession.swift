@@ -34,6 +34,11 @@ final class ListenSession {
     private let lock: FileLock?
     /// Whether nothing of this session can be saved (a read-only home): said once, as it starts.
     private let savesNothing: Bool
+    /// The seconds of the clock heard since the last save, per UTC minute: the listening log's and the library's
+    /// playtime reports.
+    private var heard = HeardTime()
+    /// Reports the minutes heard to the library; nil in a read-only home.
+    private let playtime: PlaytimeChannel?
 
     init(store: Store, library: Library, home: Home, configuration: HTTPConfiguration, query: String,
          options: ListenOptions, clock: @escaping () -> Date = Date.init) throws {
@@ -59,6 +64,7 @@ final class ListenSession {
         machine = ListenMachine(book: book, timeline: timeline, options: options, downloading: download != nil, now: clock())
         // The library's positions would be stored here as they are pulled, and ours pushed from what was saved.
         positions = savesNothing ? nil : records.positionSync(configuration: configuration).map(PositionChannel.init)
+        playtime = savesNothing ? nil : records.playtimeReporter(configuration: configuration).map(PlaytimeChannel.init)
     }
 
     /// How many chapters the book has (for checking `--chapter`).
@@ -187,6 +193,8 @@ final class ListenSession {
             let readOnly = "The home is read-only: where you stop, the speed and bookmarks are not saved."
             note = note.map { "\($0) \(readOnly)" } ?? readOnly
         }
+        if !savesNothing { try records.startSession(at: machine.place(start.position), speed: speed) }
+        heard.advance(to: clock(), playing: false)
         if let outcome = send(.started(at: start.position, speed: speed, note: note, snapshot())) { return outcome }
         // Another device's place not answered yet is offered again (also when the library did not answer now).
         if let taken = start.taken, !savesNothing { try records.settleOffer(upTo: taken) }
@@ -238,6 +246,7 @@ final class ListenSession {
 
     /// Tells the machine what happened since the last turn, then that time passed.
     private func tick() -> ListenOutcome? {
+        heard.advance(to: clock(), playing: player.state == .playing)
         let problems = player.takeProblems()
         if !problems.isEmpty, let outcome = send(.problems(problems)) { return outcome }
         if let warnings = positions?.takeWarnings(), !warnings.isEmpty, let outcome = send(.warnings(warnings)) { return outcome }
@@ -306,6 +315,7 @@ final class ListenSession {
         case .savePosition(let place, let percent, let finished):
             do {
                 try records.savePosition(place, percent: percent, finished: finished)
+                try records.recordHeard(heard.take(), at: place, speed: machine.speed)
                 return send(.saved(place.position))
             } catch {
                 return send(.saveFailed("\(error)"))
@@ -316,7 +326,9 @@ final class ListenSession {
         case .suspend:
             terminal?.suspend()
             redrawWanted = true
-        case .push: positions?.push()
+        case .push:
+            positions?.push()
+            playtime?.push()
         case .seek(let position):
             try player.seek(to: position)
             remote?.noteSeek()
@@ -348,9 +360,12 @@ final class ListenSession {
         case .stopPlayer: player.stop()
         case .restoreTerminal: terminal?.restore()
         case .pushAndWait(let seconds):
-            guard let positions else { return nil }
-            positions.pushAndWait(timeout: seconds)
-            return send(.warnings(positions.takeWarnings()))
+            // Both at once, within the same time.
+            let reported = playtime?.pushInBackground()
+            positions?.pushAndWait(timeout: seconds)
+            _ = reported?.wait(timeout: 0.5)
+            let warnings = (positions?.takeWarnings() ?? []) + (playtime?.takeWarnings() ?? [])
+            return warnings.isEmpty ? nil : send(.warnings(warnings))
         case .end(let outcome): return outcome
         case .readBookmarks: return send(.bookmarksRead(try records.bookmarks()))
         case .deleteBookmark(let id): try records.deleteBookmark(id)

@@ -211,6 +211,11 @@ struct FeedRenderer: Sendable {
             link(href: base + "loans/" + percentEncoded(t.id) + "/revoke",
                  rel: "http://librarysimplified.org/terms/rel/revoke", indent: "    ", into: &out)
         }
+        // Palace links where its apps report the minutes an audiobook on loan is heard.
+        if case .loan = context, t.medium == .audiobook {
+            link(href: base + "playtimes/" + percentEncoded(t.id), rel: "http://palaceproject.io/terms/timeTracking",
+                 indent: "    ", into: &out)
+        }
         if let lane { link(href: lane.href, rel: "collection", title: lane.title, indent: "    ", into: &out) }
         out += namespaces ? "</entry>\n" : "  </entry>\n"
     }

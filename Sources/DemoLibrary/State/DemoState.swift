@@ -89,6 +89,10 @@ public actor DemoState {
     /// Each patron's `simplified:synchronize_annotations` (their profile's setting), by username; a patron not
     /// listed syncs (true), as one who opted in.
     var synchronizeAnnotations: [String: Bool?] = [:]
+    /// Every playtime entry taken, in the order they came.
+    public internal(set) var playtimeEntries: [DemoPlaytimeEntry] = []
+    /// The playtime endpoint answers 503 to every request (a server down for a while).
+    var playtimeUnavailable = false
 
     /// Creates state for a catalog; unless the configuration says otherwise, the first patron
     /// starts with two loans and a hold from it.

@@ -79,6 +79,16 @@ extension Shelf {
                                 age < 7 * 86_400 ? Output.relative(device.at, now: now) : Output.timestamp(device.at)]
                     })
             }
+            if !report.sessions.isEmpty {
+                Output.line("")
+                Output.table(["LAST SESSIONS", "HEARD", "FROM", "TO", "SPEED"], report.sessions.map { session in
+                    func place(_ part: Int, _ seconds: Double) -> String { "\(Clock.format(seconds)) of part \(part + 1)" }
+                    return [Output.timestamp(session.startedAt), Clock.format(session.heard),
+                            place(session.fromPart, session.fromSeconds), place(session.toPart, session.toSeconds),
+                            ListenSpeed.label(session.speed)]
+                })
+                Output.line("")
+            }
             if let offer = report.offer {
                 let place = offer.bookSeconds.map(Clock.format) ?? "\(Clock.format(offer.seconds)) into part \(offer.part + 1)"
                 Output.line("\(offer.name == "another device" ? "Another device" : "Another device (\(offer.name))") was at "

@@ -59,6 +59,8 @@ public struct PositionReport: Codable, Sendable, Equatable {
     /// Another device's newer place waiting for the patron's answer: this computer's position is not pushed over it
     /// until then.
     public var offer: Device?
+    /// The last sessions of listening on this computer, newest first (at most 5).
+    public var sessions: [ListeningSession] = []
 }
 
 /// Position sync with a library's annotation service: pulls the newest position of other devices, pushes this
@@ -458,7 +460,7 @@ public final class PositionSync: Sendable {
             id: book.entryID, shortID: book.shortID, title: book.title, consumption: state.consumption, percent: state.percent, speed: state.speed,
             pendingPush: state.pendingPush, pendingReason: state.pendingPush ? pendingReason : nil, duration: book.duration,
             localOnly: localOnly, devices: try store.devicePositions(of: edition).map(device),
-            offer: try store.openOffer(of: edition).map(device))
+            offer: try store.openOffer(of: edition).map(device), sessions: try store.listeningSessions(of: edition, limit: 5))
     }
 
     // MARK: answering an offer

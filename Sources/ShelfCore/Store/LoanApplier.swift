@@ -38,6 +38,9 @@ final class LoanApplier {
     }
 
     /// Records one entry of the loans feed (or of a borrow response). Returns the edition's row id.
+    /// Palace's rel of the link a loan gives for reporting the minutes heard.
+    static let timeTrackingRel = "http://palaceproject.io/terms/timeTracking"
+
     @discardableResult
     func apply(_ record: EntryRecord) throws -> Int64 {
         let entry = record.entry
@@ -59,17 +62,19 @@ final class LoanApplier {
         let acquisitions = (try? String(decoding: JSONEncoder().encode(entry.acquisitions), as: UTF8.self)) ?? "[]"
         try db.execute(sql: """
             INSERT INTO loan (edition_id, library_id, kind, since, until, holds_position, holds_total, copies_total,
-                              copies_available, revoke_url, acquisitions, first_seen_at, updated_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                              copies_available, revoke_url, acquisitions, first_seen_at, updated_at, time_tracking_url)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (edition_id) DO UPDATE SET kind = excluded.kind, since = excluded.since,
                 until = excluded.until, holds_position = excluded.holds_position, holds_total = excluded.holds_total,
                 copies_total = excluded.copies_total, copies_available = excluded.copies_available,
-                revoke_url = excluded.revoke_url, acquisitions = excluded.acquisitions, updated_at = excluded.updated_at
+                revoke_url = excluded.revoke_url, acquisitions = excluded.acquisitions, updated_at = excluded.updated_at,
+                time_tracking_url = excluded.time_tracking_url
             """, arguments: [
                 editionID, libraryID, kind, availability?.since?.timeIntervalSince1970,
                 availability?.until?.timeIntervalSince1970, record.holds?.position, record.holds?.total,
                 record.copies?.total, record.copies?.available, entry.revokeURL, acquisitions,
                 now.timeIntervalSince1970, now.timeIntervalSince1970,
+                entry.links.first { $0.rel == Self.timeTrackingRel }?.href,
             ])
         if oldKind != kind {
             let detail: String

@@ -499,13 +499,15 @@ enum Migrations {
                     BEGIN UPDATE mirror_state SET dirty = 1; END;
                 """)
         }
-        migrator.registerMigration("v22-position-sync-switch") { db in
+        migrator.registerMigration("v22-position-sync-and-playtime") { db in
             try db.execute(sql: """
                 -- The patron's switch for syncing positions with the library (NULL: as the library's patron profile
                 -- says, else on), the profile's address and what it said last (simplified:synchronize_annotations).
                 ALTER TABLE library ADD COLUMN sync_positions INTEGER;
                 ALTER TABLE library ADD COLUMN profile_url TEXT;
                 ALTER TABLE library ADD COLUMN profile_sync_annotations INTEGER;
+                -- Where a loan's minutes heard are reported (Palace's timeTracking link), when it gives one.
+                ALTER TABLE loan ADD COLUMN time_tracking_url TEXT;
                 DROP TRIGGER mirror_library_update;
                 CREATE TRIGGER mirror_library_update AFTER UPDATE OF name, url, is_default, catalog_title, crawlable_url,
                     shelf_url, auth_document_url, annotations_url, crawl_depth, crawl_feeds, auto_download, keep_finished,

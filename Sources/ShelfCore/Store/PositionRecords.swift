@@ -274,6 +274,44 @@ enum PositionsMigrations {
                                     AND o.motivation = 'idling');
                 """)
         }
+        migrator.registerMigration("p4-listening-log-and-playtime") { db in
+            try db.execute(sql: """
+                -- Every listening session: when, how long heard (seconds of the clock, so 10 minutes at 2x is 10
+                -- minutes), where in the book it began and ended, at what speed, on which device. Sessions older
+                -- than a year are merged into one per title and day.
+                CREATE TABLE listening_session (
+                    id INTEGER PRIMARY KEY,
+                    edition_id INTEGER NOT NULL,
+                    library_id INTEGER NOT NULL,
+                    started_at REAL NOT NULL,
+                    ended_at REAL NOT NULL,
+                    heard REAL NOT NULL DEFAULT 0,
+                    from_part INTEGER NOT NULL,
+                    from_seconds REAL NOT NULL,
+                    to_part INTEGER NOT NULL,
+                    to_seconds REAL NOT NULL,
+                    speed REAL NOT NULL,
+                    device TEXT NOT NULL
+                );
+                CREATE INDEX listening_session_started ON listening_session(started_at);
+                CREATE INDEX listening_session_edition ON listening_session(edition_id, started_at);
+                CREATE INDEX listening_session_library ON listening_session(library_id);
+
+                -- Seconds heard per UTC minute of a title whose loan links a timeTracking endpoint, until the
+                -- library takes them: one id per minute, so a minute posted twice counts once.
+                CREATE TABLE playtime_minute (
+                    edition_id INTEGER NOT NULL,
+                    library_id INTEGER NOT NULL,
+                    minute INTEGER NOT NULL,
+                    seconds REAL NOT NULL,
+                    entry_id TEXT NOT NULL,
+                    tracking_url TEXT NOT NULL,
+                    last_error TEXT,
+                    PRIMARY KEY (edition_id, minute)
+                );
+                CREATE INDEX playtime_minute_library ON playtime_minute(library_id, minute);
+                """)
+        }
         return migrator
     }
 

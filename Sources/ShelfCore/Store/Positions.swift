@@ -209,7 +209,8 @@ extension Store {
     func forgetListening(in libraryID: Int64) throws(StoreError) {
         try writePositions { db in
             for table in [ListeningRecord.databaseTableName, DevicePositionRecord.databaseTableName,
-                          BookmarkRecord.databaseTableName, OutboxRecord.databaseTableName, "position_sync"]
+                          BookmarkRecord.databaseTableName, OutboxRecord.databaseTableName, "position_sync",
+                          "listening_session", "playtime_minute"]
             {
                 try db.execute(sql: "DELETE FROM \(table) WHERE library_id = ?", arguments: [libraryID])
             }

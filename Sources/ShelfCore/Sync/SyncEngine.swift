@@ -255,6 +255,12 @@ public final class SyncEngine {
         summary.warnings += report.warnings
         if let failure = report.failure { options.log?("listening positions stay queued: \(failure)") }
         try? positions.noteOffers()
+        // The minutes heard, for libraries that count them (Palace's timeTracking links).
+        if let playtime = try? PlaytimeReporter(store: store, home: home, library: library, configuration: options.http) {
+            let report = playtime.pushPending()
+            summary.warnings += report.warnings
+            if let failure = report.failure { options.log?("minutes heard stay queued: \(failure)") }
+        }
     }
 
     private func recordFailure(_ library: Library, started: Date, message: String) {

@@ -20,7 +20,7 @@ import Testing
                               "v10-titles-found-by-browse-and-search", "v11-crawl-bounds", "v12-failure-backoff",
                               "v13-notices", "v14-follows-and-download-policy", "v15-edition-status-index",
                               "v16-list-covering-index", "v17-archived-by", "v18-sync-guards", "v19-step-undo", "v20-page-ids-digest",
-                              "v21-patron-mirror", "v22-position-sync-switch"])
+                              "v21-patron-mirror", "v22-position-sync-and-playtime"])
         // The listening state has a database of its own, as private and in WAL too.
         let positionsMode = try store.readPositions { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(positionsMode == "wal")
@@ -29,7 +29,7 @@ import Testing
         let positionsMigrations = try store.readPositions { db in
             try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")
         }
-        #expect(positionsMigrations == ["p1-listening-state", "p2-bookmark-sync", "p3-position-offers"])
+        #expect(positionsMigrations == ["p1-listening-state", "p2-bookmark-sync", "p3-position-offers", "p4-listening-log-and-playtime"])
     }
 
     /// The sync's undo journal (an SQLite session) records only tables with a primary key: a table without one
