@@ -155,6 +155,7 @@ public final class DemoLibraryServer: Sendable {
         AnnotationRoutes.add(to: router, state: state, configuration: configuration)
         ProfileRoutes.add(to: router, state: state, configuration: configuration)
         PlaytimeRoutes.add(to: router, state: state, configuration: configuration)
+        ProgressionRoutes.add(to: router, state: state, configuration: configuration)
         AdminRoutes.add(to: router, state: state)
         // Quiet by default: the executable's stdout carries only its "listening on" line.
         var logger = Logger(label: "shelf-demo-library") { label in StreamLogHandler.standardError(label: label) }

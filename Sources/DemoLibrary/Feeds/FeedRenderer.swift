@@ -211,6 +211,11 @@ struct FeedRenderer: Sendable {
             link(href: base + "loans/" + percentEncoded(t.id) + "/revoke",
                  rel: "http://librarysimplified.org/terms/rel/revoke", indent: "    ", into: &out)
         }
+        // Where the patron's place in an audiobook is read and written (the OPDS Progression draft).
+        if t.medium == .audiobook {
+            link(href: base + "progression/" + percentEncoded(t.id), rel: "http://opds-spec.org/progression",
+                 type: "application/opds-progression+json", indent: "    ", into: &out)
+        }
         // Palace links where its apps report the minutes an audiobook on loan is heard.
         if case .loan = context, t.medium == .audiobook {
             link(href: base + "playtimes/" + percentEncoded(t.id), rel: "http://palaceproject.io/terms/timeTracking",

@@ -109,7 +109,9 @@ struct OPDS2Renderer: Sendable {
                 link(workPath, rel: "alternate", type: FeedRenderer.entryType),
                 link(base + "annotations/" + percentEncoded(t.id), rel: "http://www.w3.org/ns/oa#annotationService",
                      type: FeedRenderer.annotationType),
-            ]
+            ] + (t.medium == .audiobook ? [link(base + "progression/" + percentEncoded(t.id),
+                                                 rel: "http://opds-spec.org/progression",
+                                                 type: "application/opds-progression+json")] : [])
         }
         return [
             "metadata": metadata,

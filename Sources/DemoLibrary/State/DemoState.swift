@@ -93,6 +93,8 @@ public actor DemoState {
     public internal(set) var playtimeEntries: [DemoPlaytimeEntry] = []
     /// The playtime endpoint answers 503 to every request (a server down for a while).
     var playtimeUnavailable = false
+    /// Each patron's progression document per title, by "username\nworkID".
+    var progressionStore: [String: DemoProgression] = [:]
 
     /// Creates state for a catalog; unless the configuration says otherwise, the first patron
     /// starts with two loans and a hold from it.

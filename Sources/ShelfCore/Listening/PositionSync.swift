@@ -100,6 +100,8 @@ public final class PositionSync: Sendable {
         var title: String
         var annotationsURL: String?
         var serviceURL: String?
+        /// The title's progression document (OPDS Progression draft, Readium's, Cantook's), when it links one.
+        var progressionURL: String?
         /// The reading order's hrefs, titles and durations (from the manifest, else the downloaded parts).
         var hrefs: [String]
         var titles: [String?]
@@ -119,6 +121,7 @@ public final class PositionSync: Sendable {
         let detail = try store.edition(edition)
         var book = Book(entryID: edition.entryID, shortID: detail.summary.shortID, title: detail.summary.title, annotationsURL: detail.annotationsURL,
                         serviceURL: try store.library(named: library.name).annotationsURL, hrefs: [], titles: [], durations: [])
+        book.progressionURL = detail.links.first { RemoteProgression.isProgression(rel: $0.rel, type: $0.type) }?.href
         let fulfilment = try store.fulfilment(of: edition)
         let manifestURL = fulfilment?.manifestURL.flatMap(URL.init(string:)) ?? URL(fileURLWithPath: "/manifest.json")
         if let fulfilment, let manifest = try? AudiobookManifest.parse(Data(fulfilment.manifest.utf8), url: manifestURL),
@@ -145,6 +148,19 @@ public final class PositionSync: Sendable {
     public func remotePosition(of edition: EditionRef) throws -> ListeningPosition? {
         guard library.positionsSynced else { return nil }
         let book = try book(edition)
+        let candidates = [try annotationPosition(book, of: edition), try progressionPosition(book, of: edition)]
+        guard let position = candidates.compactMap({ $0 }).max(by: { $0.at < $1.at }) else { return nil }
+        try store.recordRemotePosition(position, of: edition)
+        _ = try store.considerOffer(position, of: edition) { local in
+            guard let local else { return false }
+            return Self.samePlace(local, position, in: book)
+        }
+        return position
+    }
+
+    /// The newest idling position of another device in the title's (or the library's) annotations, with the
+    /// bookmarks pulled on the way; nil when there is none or no annotation link.
+    private func annotationPosition(_ book: Book, of edition: EditionRef) throws -> ListeningPosition? {
         guard let link = book.annotationsURL ?? book.serviceURL, let url = URL(string: link) else { return nil }
         guard session.isSignedIn else { throw CirculationError.notSignedIn(library: library.name) }
         let response = try session.send(url, headers: ["Accept": "\(RemoteAnnotation.mediaType), application/json"])
@@ -235,11 +251,6 @@ public final class PositionSync: Sendable {
             readingOrderItem: annotation.locator.readingOrderItem ?? Self.withoutQuery(book.hrefs[part]),
             device: annotation.device ?? "unknown", deviceName: annotation.deviceName,
             at: annotation.time ?? Date(timeIntervalSince1970: 0))
-        try store.recordRemotePosition(position, of: edition)
-        _ = try store.considerOffer(position, of: edition) { local in
-            guard let local else { return false }
-            return Self.samePlace(local, position, in: book)
-        }
         return position
     }
 
@@ -312,8 +323,16 @@ public final class PositionSync: Sendable {
         var pulled = pulled
         for (index, row) in rows.enumerated() {
             let title = row.title
-            let link = row.serviceURL ?? row.annotationsURL
-            guard let link, let url = URL(string: link) else {
+            let link = (row.serviceURL ?? row.annotationsURL).flatMap(URL.init(string:))
+            let edition = EditionRef(libraryID: row.item.libraryID, rowID: row.item.editionID, entryID: row.entryID)
+            // A position also goes to the title's progression document, when it links one.
+            var progression: (book: Book, url: URL)?
+            if row.item.motivation == .idling, let book = try? book(edition),
+                let url = book.progressionURL.flatMap(URL.init(string:))
+            {
+                progression = (book, url)
+            }
+            guard link != nil || progression != nil else {
                 let reason = "\(library.name) gives no annotation service for \(title)"
                 setError(row.item.id, reason)
                 report.pending += 1
@@ -327,7 +346,6 @@ public final class PositionSync: Sendable {
                 return false
             }
             if row.item.motivation == .idling {
-                let edition = EditionRef(libraryID: row.item.libraryID, rowID: row.item.editionID, entryID: row.entryID)
                 let offer: ListeningPosition?
                 do {
                     if pulled.insert(edition).inserted { _ = try remotePosition(of: edition) }
@@ -350,6 +368,36 @@ public final class PositionSync: Sendable {
                     continue
                 }
             }
+            if let progression {
+                switch putProgression(row, edition: edition, book: progression.book, url: progression.url) {
+                case .done:
+                    if link == nil {
+                        remove(row)
+                        try? store.recordPushed(row.item.at, of: row.item.editionID, libraryID: row.item.libraryID)
+                        report.pushed += 1
+                        continue
+                    }
+                case .held(let reason):
+                    setError(row.item.id, reason)
+                    report.pending += 1
+                    report.failure = report.failure ?? reason
+                    continue
+                case .stopped(let reason):
+                    report.pending += rows.count - index
+                    report.failure = reason
+                    setError(nil, reason)
+                    return false
+                case .refused(let reason):
+                    if link == nil {
+                        let warning = "dropped the listening position of \(title): \(library.name) refused it (\(reason))"
+                        report.warnings.append(warning)
+                        warn?(warning)
+                        remove(row)
+                        continue
+                    }
+                }
+            }
+            guard let url = link else { continue }
             let document = RemoteAnnotation.document(
                 motivation: row.item.motivation.uri, source: row.entryID,
                 locator: AudiobookLocator(readingOrderItem: row.item.readingOrderItem, offsetMilliseconds: row.item.seconds * 1000),
@@ -427,7 +475,7 @@ public final class PositionSync: Sendable {
         do {
             _ = try remotePosition(of: edition)
             let book = try book(edition)
-            if book.annotationsURL == nil && book.serviceURL == nil {
+            if book.annotationsURL == nil && book.serviceURL == nil && book.progressionURL == nil {
                 return "\(library.name) gives no annotation service for \(book.title)"
             }
             return nil

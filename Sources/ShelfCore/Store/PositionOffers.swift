@@ -95,6 +95,27 @@ extension Store {
         }
     }
 
+    /// This device put `part`, `seconds` to the title's progression document.
+    func recordProgressionPut(part: Int, seconds: Double, of edition: EditionRef) throws(StoreError) {
+        try writePositions { db in
+            try db.execute(sql: """
+                INSERT INTO position_sync (edition_id, library_id, put_part, put_seconds) VALUES (?1, ?2, ?3, ?4)
+                ON CONFLICT (edition_id) DO UPDATE SET put_part = ?3, put_seconds = ?4
+                """, arguments: [edition.rowID, edition.libraryID, part, seconds])
+        }
+    }
+
+    /// The place this device last put to the title's progression document.
+    func lastProgressionPut(of edition: EditionRef) throws(StoreError) -> (part: Int, seconds: Double)? {
+        try readPositions { db in
+            guard let row = try Row.fetchOne(db, sql: """
+                SELECT put_part, put_seconds FROM position_sync WHERE edition_id = ? AND put_part IS NOT NULL
+                """, arguments: [edition.rowID])
+            else { return nil }
+            return (row["put_part"], row["put_seconds"])
+        }
+    }
+
     /// Titles of a library with an open offer, by catalog row id.
     func editionsWithOffers(in libraryID: Int64) throws(StoreError) -> Set<Int64> {
         try readPositions { db in

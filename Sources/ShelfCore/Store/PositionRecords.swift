@@ -262,7 +262,11 @@ enum PositionsMigrations {
                     offer_part INTEGER,
                     offer_seconds REAL,
                     offer_item TEXT,
-                    offer_at REAL
+                    offer_at REAL,
+                    -- The place this device last put to the title's progression document: a server that keeps no
+                    -- device (Codex) hands it back as if from another.
+                    put_part INTEGER,
+                    put_seconds REAL
                 );
                 CREATE INDEX position_sync_library ON position_sync(library_id);
 
