@@ -17,7 +17,7 @@ public enum SignIn {
         var candidates: [URL] = []
         if let stored = library.authDocumentURL.flatMap(URL.init(string:)) { candidates.append(stored) }
         if candidates.isEmpty, let root = URL(string: library.url) {
-            let response = try http.request(root, headers: ["Accept": "application/atom+xml"])
+            let response = try http.request(root, headers: ["Accept": FeedDocument.accept])
             if (200..<300).contains(response.status),
                 let info = try? OPDSParser(baseURL: root).parse(data: response.body, onEntry: { _ in }),
                 let link = info.authDocument.flatMap({ URL(string: $0.href) })
@@ -63,11 +63,17 @@ public enum SignIn {
         return .signInNeeded(library: library, how: challenge.summary)
     }
 
-    /// A 401 may carry the authentication document as its body.
+    /// A 401 may carry the authentication document as its body: typed as one, or as plain JSON (Codex's) that reads
+    /// as one with at least one sign-in method.
     private static func parseIfAuthDocument(_ response: HTTPResponse, url: URL) throws -> AuthenticationDocument? {
         let type = response.header("content-type")?.lowercased() ?? ""
-        guard type.contains("opds-authentication") || type.contains("authentication.v1.0") else { return nil }
-        return try AuthenticationDocument.parse(response.body, url: url)
+        if type.contains("opds-authentication") || type.contains("authentication.v1.0") {
+            return try AuthenticationDocument.parse(response.body, url: url)
+        }
+        guard type.contains("json"), let document = try? AuthenticationDocument.parse(response.body, url: url),
+            !document.flows.isEmpty
+        else { return nil }
+        return document
     }
 
     /// The flow shelf will use, or why none can be used.

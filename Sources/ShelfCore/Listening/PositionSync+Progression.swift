@@ -3,6 +3,8 @@ import Foundation
 /// The title's progression document beside its annotations: read with the other devices' positions, written with
 /// this device's, under the same merge rule.
 extension PositionSync {
+    var progressionClient: ProgressionClient { ProgressionClient(session: session, libraryName: library.name) }
+
     /// What putting a position to a progression document came to.
     enum ProgressionPut: Error {
         case done
@@ -18,17 +20,12 @@ extension PositionSync {
     /// there is none, it is this device's own, or the title links no progression document.
     func progressionPosition(_ book: Book, of edition: EditionRef) throws -> ListeningPosition? {
         guard let link = book.progressionURL, let url = URL(string: link) else { return nil }
-        let response = try session.send(url, headers: ["Accept": RemoteProgression.accept])
-        if response.status == 204 || response.status == 404 { return nil }
-        if response.status == 401 { throw CirculationError.unauthorised(library.name, signedIn: session.isSignedIn) }
-        guard (200..<300).contains(response.status) else {
-            throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
-        }
         let progression: RemoteProgression
-        switch RemoteProgression.parse(response.body) {
-        case .success(let parsed): progression = parsed
-        case .failure(let rejection):
-            warn?("ignored the progression of \(book.title): \(rejection); kept the local position")
+        switch try progressionClient.get(url) {
+        case .none: return nil
+        case .progression(let read): progression = read
+        case .rejected(let reason):
+            warn?("ignored the progression of \(book.title): \(reason); kept the local position")
             return nil
         }
         let ours = try store.deviceID()
@@ -85,11 +82,7 @@ extension PositionSync {
                 type: nil, title: book.titles.indices.contains(part) ? book.titles[part] : nil, part: part,
                 seconds: row.item.seconds, partProgression: partProgression, totalProgression: total)
             do {
-                let response = try session.send(
-                    url, method: "PUT",
-                    headers: ["Content-Type": "application/vnd.readium.progression+json", "Accept": RemoteProgression.accept],
-                    body: document)
-                return .success(response.status)
+                return .success(try progressionClient.put(url, document: document))
             } catch {
                 return .failure(.stopped((error as? ShelfFailure)?.description ?? "\(error)"))
             }

@@ -106,7 +106,7 @@ public struct RemoteProgression: Sendable, Equatable {
     }
 
     /// The document shelf writes for a place: both drafts' members, so either kind of server reads it.
-    static func document(
+    public static func document(
         modified: Date, device: String, deviceName: String, href: String, type: String?, title: String?, part: Int,
         seconds: Double, partProgression: Double?, totalProgression: Double?
     ) -> Data {
@@ -125,5 +125,48 @@ public struct RemoteProgression: Sendable, Equatable {
         ]
         if let totalProgression { object["progression"] = min(1, max(0, totalProgression)) }
         return SortedJSON.data(object) ?? Data()
+    }
+}
+
+/// Reads and writes progression documents for a library, with the patron's credentials.
+public struct ProgressionClient: Sendable {
+    let session: LibrarySession
+    let libraryName: String
+
+    public init(session: LibrarySession, libraryName: String) {
+        self.session = session
+        self.libraryName = libraryName
+    }
+
+    /// What a read found.
+    public enum Read: Sendable, Equatable {
+        /// No place kept yet (204), or no such document (404).
+        case none
+        case progression(RemoteProgression)
+        /// A body that is not a progression document, and why.
+        case rejected(String)
+    }
+
+    /// GETs the document; throws when the server cannot be reached or refuses.
+    public func get(_ url: URL) throws -> Read {
+        let response = try session.send(url, headers: ["Accept": RemoteProgression.accept])
+        if response.status == 204 || response.status == 404 { return .none }
+        if response.status == 401 { throw CirculationError.unauthorised(libraryName, signedIn: session.isSignedIn) }
+        guard (200..<300).contains(response.status) else {
+            throw NetworkError.httpStatus(url: Redaction.url(url.absoluteString), status: response.status)
+        }
+        switch RemoteProgression.parse(response.body) {
+        case .success(let progression): return .progression(progression)
+        case .failure(let rejection): return .rejected(rejection.description)
+        }
+    }
+
+    /// PUTs a document; the status the server answered (409: its document changed after `modified`).
+    public func put(_ url: URL, document: Data) throws -> Int {
+        try session.send(
+            url, method: "PUT",
+            headers: ["Content-Type": "application/vnd.readium.progression+json", "Accept": RemoteProgression.accept],
+            body: document
+        ).status
     }
 }

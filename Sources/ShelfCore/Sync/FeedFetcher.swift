@@ -123,6 +123,9 @@ final class FeedFetcher: Sendable {
 
     /// Digests of the id lists of the pages read this sync (`KnownPage.idsDigest` for those answering 304).
     private let seenPages = Mutex<Set<Int64>>([])
+    /// The catalog itself is behind the sign-in (Codex's is): once a page answered 401 without credentials, every
+    /// page goes with them.
+    private let catalogGuarded = Mutex(false)
 
     /// Feeds whose paging was stopped for bringing nothing new (`CrawlReport.stalled`).
     let stalled = Mutex<[String]>([])
@@ -263,11 +266,16 @@ final class FeedFetcher: Sendable {
             log?("\(feed) page \(position): \(reason); trying again in \(String(format: "%.1f", wait)) s")
         }) {
             do {
-                if let session, kind == .loans || session.usesHTTPLogin {
+                if let session, kind == .loans || session.usesHTTPLogin || catalogGuarded.withLock({ $0 }) {
                     // A plain HTTP login guards the whole catalog, so every page goes with it.
                     return try session.send(url, headers: accept, validators: validators, spillingTo: scratch)
                 }
-                return try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
+                let answer = try http.get(url, headers: accept, validators: validators, spillingTo: scratch)
+                if answer.status == 401, let session, session.isSignedIn, session.isLibraryHost(url) {
+                    catalogGuarded.withLock { $0 = true }
+                    return try session.send(url, headers: accept, validators: validators, spillingTo: scratch)
+                }
+                return answer
             } catch let error as CirculationError {
                 // Stored credentials the library refused were erased: that is about the library, not this page.
                 throw error

@@ -1,0 +1,119 @@
+import Foundation
+import Glibc
+import ShelfCore
+import Testing
+
+/// Codex, the Django comic server from PyPI (`Scripts/codex/install` puts 1.9.24 in `.build/codex-venv`), started
+/// on loopback by `Scripts/codex/start` with a library of two generated comics and a patron `reader`: a real OPDS 2
+/// server written by others, whose publications link a Readium progression document.
+final class CodexServer: @unchecked Sendable {
+    /// The repository, from this file's place in it.
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let venv = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SHELF_CODEX_VENV"]
+                          ?? repository.appendingPathComponent(".build/codex-venv").path)
+
+    static var isInstalled: Bool {
+        FileManager.default.isExecutableFile(atPath: venv.appendingPathComponent("bin/codex").path)
+    }
+
+    static let skipMessage: Comment =
+        "Codex is not installed (Scripts/setup --test installs it from PyPI in .build/codex-venv); the Codex tests are skipped"
+
+    /// What the start script printed: BASE_URL, OPDS_V2_START_URL, USERNAME, PASSWORD, USER_TOKEN, COMIC_PK, ….
+    let facts: [String: String]
+    private let directory: URL
+
+    private init(facts: [String: String], directory: URL) {
+        self.facts = facts
+        self.directory = directory
+    }
+
+    subscript(key: String) -> String { facts[key] ?? "" }
+
+    /// Starts Codex on a free loopback port and waits until both comics are imported.
+    static func start() async throws -> CodexServer {
+        try await offloaded {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-codex-\(UUID().uuidString.prefix(8))")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let process = Process()
+            process.executableURL = repository.appendingPathComponent("Scripts/codex/start")
+            process.arguments = [directory.path, "\(try freePort())"]
+            var environment = ProcessInfo.processInfo.environment
+            environment["SHELF_CODEX_VENV"] = venv.path
+            process.environment = environment
+            let out = Pipe()
+            process.standardOutput = out
+            let log = directory.appendingPathComponent("start.log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                let reason = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                throw CodexFailure("Scripts/codex/start failed: \(reason.suffix(2000))")
+            }
+            var facts: [String: String] = [:]
+            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+                guard let equals = line.firstIndex(of: "=") else { continue }
+                facts[String(line[..<equals])] = String(line[line.index(after: equals)...])
+            }
+            return CodexServer(facts: facts, directory: directory)
+        }
+    }
+
+    func stop() async {
+        let directory = self.directory
+        try? await offloaded {
+            let process = Process()
+            process.executableURL = Self.repository.appendingPathComponent("Scripts/codex/stop")
+            process.arguments = [directory.path]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
+    /// Codex's own REST API (not OPDS), with the patron's token.
+    func api(_ path: String, method: String = "GET", json: String? = nil) async throws -> (Int, Data) {
+        let url = URL(string: self["BASE_URL"] + path)!
+        var fields = ["Authorization": "Bearer \(self["USER_TOKEN"])", "Accept": "application/json"]
+        if json != nil { fields["Content-Type"] = "application/json" }
+        let (headers, body) = (fields, json.map { Data($0.utf8) })
+        let response = try await offloaded {
+            try HTTPClient(configuration: HTTPConfiguration()).request(url, method: method, headers: headers, body: body)
+        }
+        return (response.status, response.body)
+    }
+
+    /// The comic's bookmarked page (from 0) as Codex's own API reports it; `?ts=` skips its week-long cache.
+    func page(ofComic pk: String) async throws -> Int? {
+        let (status, data) = try await api("/api/v3/c/\(pk)/metadata?ts=\(UUID().uuidString)")
+        guard status == 200, let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+        return (object["page"] as? NSNumber)?.intValue
+    }
+
+    private static func freePort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw CodexFailure("socket failed") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
+                bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
+            }
+        }
+        guard bound else { throw CodexFailure("no free port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct CodexFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
