@@ -42,6 +42,31 @@ enum AnnotationsFuzz {
         }
     }
 
+    /// Progression documents (the OPDS Progression draft's and Readium's): what is taken is a place in a book, and
+    /// the document shelf writes for it reads back as the same place.
+    static func progressions(_ data: Data) {
+        guard case .success(let progression) = RemoteProgression.parse(data) else { return }
+        if let seconds = progression.seconds {
+            require(seconds.isFinite && seconds >= 0 && seconds < 3_600_000, "a progression's time \(seconds) is out of range")
+        }
+        for value in [progression.progression, progression.totalProgression] {
+            if let value { require(value.isFinite && (0...1).contains(value), "a progression \(value) is out of 0…1") }
+        }
+        if let position = progression.position { require(position >= 1, "a progression's position \(position) is under 1") }
+        let part = max(0, min((progression.position ?? 1) - 1, 10_000))
+        let written = RemoteProgression.document(
+            modified: progression.modified, device: "urn:uuid:fuzz", deviceName: "fuzz", href: "part.mp3", type: nil,
+            title: nil, part: part, seconds: progression.seconds ?? 0, partProgression: progression.progression,
+            totalProgression: progression.totalProgression)
+        guard case .success(let reread) = RemoteProgression.parse(written) else {
+            require(false, "a progression shelf writes does not read back: \(String(decoding: written, as: UTF8.self))")
+            return
+        }
+        require(reread.position == part + 1, "the written progression's position changed")
+        require(abs((reread.seconds ?? -1) - (progression.seconds ?? 0)) <= 0.005, "the written progression's time changed")
+        require(abs(reread.modified.timeIntervalSince(progression.modified)) < 1, "the written progression's modified changed")
+    }
+
     static func locators(_ data: Data) {
         guard case .success(let locator) = AudiobookLocator.parse(String(decoding: data, as: UTF8.self)) else { return }
         check(locator)

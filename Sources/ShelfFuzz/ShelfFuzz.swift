@@ -22,6 +22,7 @@ public enum ShelfFuzz {
         "problem": CirculationFuzz.problem,
         "annotations": AnnotationsFuzz.annotations,
         "locators": AnnotationsFuzz.locators,
+        "progression": AnnotationsFuzz.progressions,
         "dates": DatesFuzz.dates,
         "archive": ArchiveFuzz.archive,
         "http-head": HTTPHeadFuzz.head,

@@ -11,6 +11,7 @@ import Testing
         "manifest": ["Fixtures/fuzz/manifest"], "bearer-token": ["Fixtures/fuzz/bearer-token"],
         "authentication": ["Fixtures/fuzz/authentication"], "problem": ["Fixtures/fuzz/problem"],
         "annotations": ["Fixtures/fuzz/annotations"], "locators": ["Fixtures/fuzz/locators"],
+        "progression": ["Fixtures/fuzz/progression"],
         "dates": ["Fixtures/fuzz/dates"], "archive": ["Fixtures/fuzz/archive"], "http-head": ["Fixtures/fuzz/http-head"],
     ]
 
