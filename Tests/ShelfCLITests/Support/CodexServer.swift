@@ -63,15 +63,25 @@ final class CodexServer: @unchecked Sendable {
         }
     }
 
+    /// Stops Codex and every process of its group (the start script made it a group leader), then removes its
+    /// folder. Without a Process of its own: Codex is killed outright after 5 s of asking it to stop.
     func stop() async {
         let directory = self.directory
         try? await offloaded {
-            let process = Process()
-            process.executableURL = Self.repository.appendingPathComponent("Scripts/codex/stop")
-            process.arguments = [directory.path]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
+            let text = try String(contentsOf: directory.appendingPathComponent("codex.pid"), encoding: .utf8)
+            if let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)), pid > 1 {
+                kill(-pid, SIGTERM)
+                var waited = 0
+                while kill(-pid, 0) == 0 && waited < 100 {
+                    usleep(50_000)
+                    waited += 1
+                }
+                kill(-pid, SIGKILL)
+                while kill(-pid, 0) == 0 && waited < 200 {
+                    usleep(50_000)
+                    waited += 1
+                }
+            }
             try? FileManager.default.removeItem(at: directory)
         }
     }
