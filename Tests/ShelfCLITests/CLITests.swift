@@ -173,9 +173,9 @@ extension CLIFixture {
         _ = try await shelf.run(["sync", "--quiet", "--no-download"])
     }
 
-    /// Signed in as `demo`, synced, Sherlock downloaded.
-    static func withSherlockDownloaded() async throws -> CLIFixture {
-        let fixture = try await CLIFixture()
+    /// Signed in as `demo`, synced, Sherlock downloaded (from a demo library made with `configuration`).
+    static func withSherlockDownloaded(configuration: DemoConfiguration? = nil) async throws -> CLIFixture {
+        let fixture = try await CLIFixture(configuration: configuration)
         try await fixture.signIn()
         let download = try await fixture.shelf.run(["download", "7d3c0002"])
         #expect(download.status == 0, "\(download.stderr)")

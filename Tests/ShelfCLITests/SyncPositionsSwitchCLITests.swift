@@ -9,11 +9,7 @@ import Testing
     private let dummy = ["SDL_AUDIODRIVER": "dummy"]
 
     private func ready() async throws -> CLIFixture {
-        let fixture = try await CLIFixture(configuration: DemoConfiguration(pageSize: 5, partCount: 4, partSeconds: 40))
-        try await fixture.signIn()
-        let download = try await fixture.shelf.run(["download", "7d3c0002"])
-        #expect(download.status == 0, "\(download.stderr)")
-        return fixture
+        try await CLIFixture.withSherlockDownloaded(configuration: DemoConfiguration(pageSize: 5, partCount: 4, partSeconds: 40))
     }
 
     private func annotations(_ fixture: CLIFixture) async -> [DemoAnnotation] {

@@ -125,7 +125,7 @@ final class CalibreServer: @unchecked Sendable {
             try run("calibre-server", ["--userdb", users, "--manage-users", "--", "add", username, password])
             arguments += ["--enable-auth", "--auth-mode", auth == .basic ? "basic" : "digest", "--userdb", users]
         }
-        let port = try freePort()
+        let port = try LoopbackPort.free()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["calibre-server"] + arguments + ["--port", "\(port)", library.path]
@@ -210,25 +210,6 @@ final class CalibreServer: @unchecked Sendable {
         guard process.terminationStatus == 0 else {
             throw Failure("\(tool) failed (\(process.terminationStatus)): \(String(decoding: text, as: UTF8.self).suffix(400))")
         }
-    }
-
-    /// A port nothing listens on now: the kernel's pick for a socket bound to port 0.
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw Failure("socket failed") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
-            }
-        }
-        guard bound else { throw Failure("bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether something accepts connections on the port.

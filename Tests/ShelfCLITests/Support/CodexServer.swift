@@ -38,7 +38,7 @@ final class CodexServer: @unchecked Sendable {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let process = Process()
             process.executableURL = repository.appendingPathComponent("Scripts/codex/start")
-            process.arguments = [directory.path, "\(try freePort())"]
+            process.arguments = [directory.path, "\(try LoopbackPort.free())"]
             var environment = ProcessInfo.processInfo.environment
             environment["SHELF_CODEX_VENV"] = venv.path
             process.environment = environment
@@ -105,22 +105,6 @@ final class CodexServer: @unchecked Sendable {
         return (object["page"] as? NSNumber)?.intValue
     }
 
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw CodexFailure("socket failed") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw in
-                bind(socket, raw, length) == 0 && getsockname(socket, raw, &length) == 0
-            }
-        }
-        guard bound else { throw CodexFailure("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 struct CodexFailure: Error, CustomStringConvertible {
