@@ -137,10 +137,5 @@ extension ListenMachine {
         case ended(failure: String?)
     }
 
-    static func speedLabel(_ speed: Double) -> String {
-        var text = String(format: "%.2f", speed)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text += "0" }
-        return text + "×"
-    }
+    static func speedLabel(_ speed: Double) -> String { Clock.speed(speed) }
 }

@@ -85,7 +85,7 @@ extension Shelf {
                     func place(_ part: Int, _ seconds: Double) -> String { "\(Clock.format(seconds)) of part \(part + 1)" }
                     return [Output.timestamp(session.startedAt), Clock.format(session.heard),
                             place(session.fromPart, session.fromSeconds), place(session.toPart, session.toSeconds),
-                            ListenSpeed.label(session.speed)]
+                            Clock.speed(session.speed)]
                 })
                 Output.line("")
             }

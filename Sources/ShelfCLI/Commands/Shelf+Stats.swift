@@ -73,7 +73,7 @@ extension Shelf {
             } else {
                 Output.line("")
                 Output.table(["STARTED", "HEARD", "SPEED"], stats.sessions.map {
-                    [Output.timestamp($0.startedAt), Clock.format($0.heard), ListenSpeed.label($0.speed)]
+                    [Output.timestamp($0.startedAt), Clock.format($0.heard), Clock.speed($0.speed)]
                 })
             }
             Output.line("")
@@ -87,12 +87,3 @@ extension Shelf {
     }
 }
 
-/// A speed as the player shows it: `1.25×`.
-enum ListenSpeed {
-    static func label(_ speed: Double) -> String {
-        var text = String(format: "%.2f", speed)
-        while text.hasSuffix("0") { text.removeLast() }
-        if text.hasSuffix(".") { text += "0" }
-        return text + "×"
-    }
-}

@@ -2,6 +2,14 @@ import Foundation
 
 /// Durations as a listener reads and types them: "1:02:03", "2:03", "90s", "10m", "1h".
 public enum Clock {
+    /// A playback speed as the player shows it: `1.25×`, `2.0×`.
+    public static func speed(_ speed: Double) -> String {
+        var text = String(format: "%.2f", speed)
+        while text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text += "0" }
+        return text + "×"
+    }
+
     /// "just now", "3 minutes ago", "2 days ago": how long before `now` a date was.
     public static func relative(_ date: Date, now: Date = Date()) -> String {
         let seconds = Int(now.timeIntervalSince(date))

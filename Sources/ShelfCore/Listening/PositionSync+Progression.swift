@@ -94,7 +94,7 @@ extension PositionSync {
         }
         if status == 409 {
             do {
-                _ = try remotePosition(of: edition)
+                _ = try remotePosition(of: edition, book: book)
                 if let offer = try store.openOffer(of: edition) { return .held(Self.heldBack(by: offer, id: row.shortID)) }
             } catch {
                 return .stopped((error as? ShelfFailure)?.description ?? "\(error)")

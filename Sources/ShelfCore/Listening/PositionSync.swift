@@ -147,7 +147,12 @@ public final class PositionSync: Sendable {
     /// or its locator names no part of this book. Throws when the server cannot be reached or refuses.
     public func remotePosition(of edition: EditionRef) throws -> ListeningPosition? {
         guard library.positionsSynced else { return nil }
-        let book = try book(edition)
+        return try remotePosition(of: edition, book: try book(edition))
+    }
+
+    /// `remotePosition(of:)` for a book already read from the store.
+    func remotePosition(of edition: EditionRef, book: Book) throws -> ListeningPosition? {
+        guard library.positionsSynced else { return nil }
         let candidates = [try annotationPosition(book, of: edition), try progressionPosition(book, of: edition)]
         guard let position = candidates.compactMap({ $0 }).max(by: { $0.at < $1.at }) else { return nil }
         try store.recordRemotePosition(position, of: edition)
@@ -325,13 +330,11 @@ public final class PositionSync: Sendable {
             let title = row.title
             let link = (row.serviceURL ?? row.annotationsURL).flatMap(URL.init(string:))
             let edition = EditionRef(libraryID: row.item.libraryID, rowID: row.item.editionID, entryID: row.entryID)
+            // A position's title is read once: for the pull before it, and for its progression document.
+            let book = row.item.motivation == .idling ? try? book(edition) : nil
             // A position also goes to the title's progression document, when it links one.
             var progression: (book: Book, url: URL)?
-            if row.item.motivation == .idling, let book = try? book(edition),
-                let url = book.progressionURL.flatMap(URL.init(string:))
-            {
-                progression = (book, url)
-            }
+            if let book, let url = book.progressionURL.flatMap(URL.init(string:)) { progression = (book, url) }
             guard link != nil || progression != nil else {
                 let reason = "\(library.name) gives no annotation service for \(title)"
                 setError(row.item.id, reason)
@@ -348,7 +351,9 @@ public final class PositionSync: Sendable {
             if row.item.motivation == .idling {
                 let offer: ListeningPosition?
                 do {
-                    if pulled.insert(edition).inserted { _ = try remotePosition(of: edition) }
+                    if pulled.insert(edition).inserted {
+                        _ = try book.map { try remotePosition(of: edition, book: $0) } ?? remotePosition(of: edition)
+                    }
                     offer = try store.openOffer(of: edition)
                 } catch let error as StoreError {
                     report.pending += rows.count - index
@@ -521,17 +526,15 @@ public final class PositionSync: Sendable {
                 try String.fetchOne(db, sql: "SELECT entry_id FROM edition WHERE id = ?", arguments: [rowID])
             }) else { continue }
             let edition = EditionRef(libraryID: library.id, rowID: rowID, entryID: entryID)
-            let detail = try store.edition(edition)
             guard let offer = try store.openOffer(of: edition) else { continue }
             let book = try book(edition)
             let place = book.bookSeconds(part: offer.part, seconds: offer.seconds).map(Clock.format)
                 ?? "\(Clock.format(offer.seconds)) into part \(offer.part + 1)"
-            let id = detail.summary.shortID
             try store.recordNotice(
                 kind: .positionOffer, libraryID: library.id, editionID: rowID,
                 key: "offer:\(rowID):\(Int(offer.at.timeIntervalSince1970))",
-                text: "\(library.name): \(offer.deviceName ?? "another device") saved a newer place in \(detail.summary.title) "
-                    + "(\(place)); this computer's is not pushed over it until you choose: `shelf position \(id) "
+                text: "\(library.name): \(offer.deviceName ?? "another device") saved a newer place in \(book.title) "
+                    + "(\(place)); this computer's is not pushed over it until you choose: `shelf position \(book.shortID) "
                     + "--take-other` goes there, `--keep-here` keeps this computer's")
         }
     }
