@@ -49,6 +49,9 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // SQLite's session extension (in Debian's libsqlite3; sqlite3.h hides it): the sync's undo journal.
         .systemLibrary(name: "CSQLiteSession"),
+        // Child processes without Foundation's `Process` (Sources/ShelfSpawn/ChildProcess.swift says why).
+        .target(name: "CSpawn"),
+        .target(name: "ShelfSpawn", dependencies: ["CSpawn"]),
         .target(
             name: "ShelfCore",
             dependencies: [
@@ -59,6 +62,7 @@ let package = Package(
                 "CTransferLoader",
                 "CMalloc",
                 "CSQLiteSession",
+                "ShelfSpawn",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -99,7 +103,7 @@ let package = Package(
         .target(
             name: "DemoLibrary",
             dependencies: [
-                "CZlib",
+                "CZlib", "ShelfSpawn",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -117,16 +121,16 @@ let package = Package(
         // libFuzzer targets for every parser, one binary (Scripts/fuzz builds it with -sanitize=fuzzer,address and
         // links it by hand: a library, since an executable's own main clashes with libFuzzer's).
         .target(name: "ShelfFuzz", dependencies: ["ShelfCore"]),
-        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "DemoLibrary", "ShelfFuzz"]),
+        .testTarget(name: "ShelfCoreTests", dependencies: ["ShelfCore", "DemoLibrary", "ShelfFuzz", "ShelfSpawn"]),
         .testTarget(
             name: "ShelfCLITests",
             dependencies: [
-                "ShelfCLI", "ShelfCore", "ShelfPlayback", "DemoLibrary",
+                "ShelfCLI", "ShelfCore", "ShelfPlayback", "DemoLibrary", "ShelfSpawn",
                 // Serves real catalog documents on loopback (Support/DocumentServer.swift).
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
             exclude: ["Snapshots"]),
-        .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary"]),
+        .testTarget(name: "DemoLibraryTests", dependencies: ["DemoLibrary", "ShelfSpawn"]),
         // FFmpeg's headers as one module.
         // No pkgConfig, which would link the libraries: CPlaybackLoader opens them with dlopen. The headers are in
         // the compiler's own search path.
@@ -140,7 +144,7 @@ let package = Package(
         // player first needs them, so `shelf` can be the player without its other commands loading either.
         .target(name: "CPlaybackLoader"),
         .target(name: "ShelfPlayback", dependencies: ["CFFmpeg", "CSDL2", "CPlaybackLoader"]),
-        .testTarget(name: "ShelfPlaybackTests", dependencies: ["ShelfPlayback"]),
+        .testTarget(name: "ShelfPlaybackTests", dependencies: ["ShelfPlayback", "ShelfSpawn"]),
         // The player's rules (ListenMachine) by table, without the player, the terminal or the clock.
         .testTarget(name: "ShelfListenTests", dependencies: ["ShelfListen", "ShelfCore", "ShelfPlayback"]),
         // The playback benchmark (Benchmarks/listen.sh runs it); not a test, so `swift test` never runs it.

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import Testing
 
 /// An annotation document as shelf's player posts it: a Palace version 2 audiobook locator.

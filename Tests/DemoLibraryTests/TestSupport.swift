@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
@@ -105,7 +106,7 @@ struct AtomSummary {
 
 /// gunzip through the system tool, so the test checks the server's gzip against another implementation.
 func gunzip(_ bytes: [UInt8]) throws -> [UInt8] {
-    let process = Process()
+    let process = ChildProcess()
     process.executableURL = URL(fileURLWithPath: "/bin/gzip")
     process.arguments = ["-dc"]
     let input = Pipe()

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -42,9 +43,9 @@ struct ShelfRunner: Sendable {
     /// Starts `shelf args` with `--home` appended, through `wrapper` when given (a program and its arguments, as
     /// `runuser -u nobody --` or `/usr/bin/time …`, with shelf's path and arguments after them); the caller waits.
     func start(_ arguments: [String], environment: [String: String] = [:], input: String? = nil, wrapper: [String] = [])
-        throws -> (Process, Pipe, Pipe)
+        throws -> (ChildProcess, Pipe, Pipe)
     {
-        let process = Process()
+        let process = ChildProcess()
         let command = wrapper + [Self.executable.path] + arguments + ["--home", home.path]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import ShelfPlayback
 import Testing
@@ -47,7 +48,7 @@ import Testing
     }
 
     /// What a started `shelf` printed, once it has ended.
-    private func output(of process: Process, _ out: Pipe) async throws -> String {
+    private func output(of process: ChildProcess, _ out: Pipe) async throws -> String {
         try await offloaded {
             let data = out.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
@@ -350,7 +351,7 @@ import Testing
         let fixture = try await ready()
         // The manifest claimed an hour for the first part (the store keeps what it said).
         let database = fixture.shelf.home.appendingPathComponent("shelf.sqlite").path
-        let edit = Process()
+        let edit = ChildProcess()
         edit.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         edit.arguments = ["python3", "-c", "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); "
                           + "c.execute('UPDATE part SET duration = 3600 WHERE idx = 0'); c.commit()", database]
@@ -420,7 +421,7 @@ struct Tmux: Sendable {
     /// descriptors it was given, so a pipe would never reach its end).
     @discardableResult
     func run(_ arguments: [String], output: Bool = false) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
         process.arguments = ["-L", socket] + arguments
         process.standardInput = FileHandle.nullDevice

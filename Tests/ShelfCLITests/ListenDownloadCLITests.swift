@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -130,7 +131,7 @@ import Glibc
     // MARK: - The title taken away while it plays
 
     /// A player of Sherlock (four parts of 10 s, downloaded) running in the background, once it holds the title.
-    private func playing(_ fixture: CLIFixture) async throws -> (Process, Pipe, Pipe) {
+    private func playing(_ fixture: CLIFixture) async throws -> (ChildProcess, Pipe, Pipe) {
         let downloaded = try await fixture.shelf.run(["download", "7d3c0002"])
         #expect(downloaded.status == 0, "\(downloaded.stderr)")
         let started = try fixture.shelf.start(["listen", "7d3c0002", "--no-ui"], environment: Self.dummy)
@@ -141,7 +142,7 @@ import Glibc
     }
 
     /// What the player printed and its status, once it ends (killed after `seconds`, failing the test).
-    private func ended(_ player: (Process, Pipe, Pipe), within seconds: Double) async throws -> ShelfRunner.Result {
+    private func ended(_ player: (ChildProcess, Pipe, Pipe), within seconds: Double) async throws -> ShelfRunner.Result {
         let (process, out, err) = player
         let inTime = try await offloaded { () -> Bool in
             let deadline = Date().addingTimeInterval(seconds)

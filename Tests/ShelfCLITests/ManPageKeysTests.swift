@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Testing
 
 /// The committed man pages, as `man` shows them: the key symbols of `shelf listen`'s help survive generate-manual
@@ -9,7 +10,7 @@ import Testing
 
     /// `man -l PAGE` in a UTF-8 locale, as plain text.
     private func render(_ page: String) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/man")
         process.arguments = ["-l", Self.root.appendingPathComponent("man/\(page)").path]
         process.environment = ["LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "MANWIDTH": "120", "MAN_KEEP_FORMATTING": "",

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -38,7 +39,7 @@ import Testing
     {
         let address = bus.address
         let output = try await offloaded {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: program)
             process.arguments = arguments
             process.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]
@@ -84,7 +85,7 @@ import Testing
         let (process, out, err) = try fixture.shelf.start(
             ["listen", "7d3c0002", "--no-ui", "--from", "0:03"], environment: environment(fixture, bus))
         // playerctl --follow prints the status as PropertiesChanged signals come.
-        let follow = Process()
+        let follow = ChildProcess()
         follow.executableURL = URL(fileURLWithPath: "/usr/bin/playerctl")
         follow.arguments = ["--player=shelf", "--follow", "status"]
         follow.environment = ["DBUS_SESSION_BUS_ADDRESS": bus.address]
@@ -93,7 +94,7 @@ import Testing
         follow.standardError = FileHandle.nullDevice
         try follow.run()
         // dbus-monitor writes down every Seeked signal.
-        let monitor = Process()
+        let monitor = ChildProcess()
         monitor.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-monitor")
         monitor.arguments = ["--address", bus.address, "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'"]
         let monitored = Pipe()

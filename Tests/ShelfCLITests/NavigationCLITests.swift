@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Synchronization
 import Testing
@@ -328,7 +329,7 @@ import Testing
 extension ShelfRunner {
     /// Runs `shelf args` under `/usr/bin/time -f 'peak-kb %M'`, which adds its line to standard error.
     static func timed(_ runner: ShelfRunner, _ arguments: [String]) async throws -> Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/time")
         process.arguments = ["-f", "peak-kb %M", executable.path] + arguments + ["--home", runner.home.path]
         let out = Pipe()

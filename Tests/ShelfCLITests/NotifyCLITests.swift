@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -8,8 +9,8 @@ import Testing
 final class NotificationBus: @unchecked Sendable {
     let address: String
     let log: URL
-    private let daemon: Process
-    private var server: Process?
+    private let daemon: ChildProcess
+    private var server: ChildProcess?
 
     static var isAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
@@ -53,7 +54,7 @@ final class NotificationBus: @unchecked Sendable {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-bus-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         log = directory.appendingPathComponent("notifications.log")
-        daemon = Process()
+        daemon = ChildProcess()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         daemon.arguments = ["--session", "--nofork", "--print-address"]
         let out = Pipe()
@@ -73,7 +74,7 @@ final class NotificationBus: @unchecked Sendable {
     func startServer() async throws {
         let script = log.deletingLastPathComponent().appendingPathComponent("server.py")
         try Data(Self.serverScript.utf8).write(to: script)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = [script.path, log.path]
         process.environment = ["DBUS_SESSION_BUS_ADDRESS": address, "PATH": "/usr/bin:/bin"]

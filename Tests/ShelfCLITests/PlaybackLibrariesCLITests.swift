@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct PlaybackLibrariesCLITests {
     /// The libraries `shelf` itself needs to start, from `ldd`.
     static func linkedLibraries(of program: String) throws -> String {
-        let ldd = Process()
+        let ldd = ChildProcess()
         ldd.executableURL = URL(fileURLWithPath: "/usr/bin/ldd")
         ldd.arguments = [program]
         let pipe = Pipe()

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -22,7 +23,7 @@ struct ReadOnlyHomeCLITests {
         let copy = parent.appendingPathComponent("home")
         try FileManager.default.copyItem(at: home, to: copy)
         for command in [["chown", "-R", "nobody:nogroup", copy.path], ["chmod", "-R", "a-w", copy.path]] {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = command
             try process.run()

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -265,7 +266,7 @@ import Testing
     }
 
     private static func spawn(_ arguments: [String]) throws -> Int32 {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
         process.standardOutput = FileHandle.nullDevice

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Testing
 
@@ -54,7 +55,7 @@ import Testing
 
     /// Runs `shelf ARGS` on a terminal of its own (util-linux `script`), typing `input` at it.
     private func onTerminal(_ shelf: ShelfRunner, _ arguments: [String], input: String) async throws -> ShelfRunner.Result {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
         let command = ([ShelfRunner.executable.path] + arguments + ["--home", shelf.home.path]).joined(separator: " ")
         process.arguments = ["-qec", command, "/dev/null"]

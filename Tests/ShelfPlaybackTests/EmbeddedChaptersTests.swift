@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import ShelfPlayback
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     /// Runs ffmpeg with `arguments`, writing `name` in `directory`.
     private func ffmpeg(_ arguments: [String], _ name: String, in directory: URL) throws -> URL {
         let url = directory.appendingPathComponent(name)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         process.arguments = ["-nostdin", "-loglevel", "error", "-y"] + arguments + [url.path]
         try process.run()

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Testing
 
 /// What ffprobe says about a file: its format, streams and chapters, and its audio packets.
@@ -62,7 +63,7 @@ struct Probe: Decodable {
 /// Runs ffmpeg's command-line tools for tests.
 enum FFtool {
     static func run(_ tool: String, _ arguments: [String]) throws -> Data {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         let out = Pipe()

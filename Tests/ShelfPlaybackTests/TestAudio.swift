@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Testing
 
 /// Short sine tones generated with the ffmpeg CLI into a temp dir, one per container the player reads.
@@ -24,7 +25,7 @@ enum TestAudio {
     ) throws -> URL {
         let codec = formats.first { $0.ext == ext }!.codec
         let url = directory.appendingPathComponent("\(name ?? "tone-\(frequency)").\(ext)")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         process.arguments =
             ["-nostdin", "-loglevel", "error", "-y", "-f", "lavfi",

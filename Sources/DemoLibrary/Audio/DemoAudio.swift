@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 
 /// One chapter's audio as ffmpeg makes it: a sine tone of a given pitch and length.
 struct AudioRecipe: Hashable, Sendable {
@@ -153,7 +154,7 @@ actor DemoAudio {
 
     /// Runs a tool to completion without holding a thread of the concurrency pool; returns its stdout.
     static func run(_ executable: String, _ arguments: [String]) async throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         // Output goes to files rather than pipes, so a chatty tool can never fill a pipe and stall.

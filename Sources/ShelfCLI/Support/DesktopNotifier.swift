@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import ShelfCore
 
 /// Sends freedesktop notifications (org.freedesktop.Notifications) on the desktop session bus: through
@@ -36,7 +37,7 @@ struct DesktopNotifier {
             return .failure(Unavailable(
                 description: "neither notify-send nor gdbus is installed (apt install libnotify-bin)"))
         }
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: program)
         process.arguments = arguments
         process.environment = environment

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -25,7 +26,7 @@ public enum ExternalProgram {
         _ name: String, _ arguments: [String], input: String? = nil, timeout: TimeInterval = 20,
         environment: [String: String]? = nil
     ) -> Outcome {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [name] + arguments
         if let environment { process.environment = environment }

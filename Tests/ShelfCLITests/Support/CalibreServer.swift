@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Glibc
 import Synchronization
 import ShelfCore
@@ -46,10 +47,10 @@ final class CalibreServer: @unchecked Sendable {
     let port: Int
     let auth: Auth
     private let directory: URL
-    private let process: Process
+    private let process: ChildProcess
     private let lock: Int32
 
-    private init(url: URL, port: Int, auth: Auth, directory: URL, process: Process, lock: Int32) {
+    private init(url: URL, port: Int, auth: Auth, directory: URL, process: ChildProcess, lock: Int32) {
         self.url = url
         self.port = port
         self.auth = auth
@@ -126,7 +127,7 @@ final class CalibreServer: @unchecked Sendable {
             arguments += ["--enable-auth", "--auth-mode", auth == .basic ? "basic" : "digest", "--userdb", users]
         }
         let port = try LoopbackPort.free()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["calibre-server"] + arguments + ["--port", "\(port)", library.path]
         var environment = ProcessInfo.processInfo.environment
@@ -195,7 +196,7 @@ final class CalibreServer: @unchecked Sendable {
     }
 
     private static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:]) throws {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [tool] + arguments
         if !environment.isEmpty {

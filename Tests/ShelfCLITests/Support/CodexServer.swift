@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Glibc
 import ShelfCore
 import Testing
@@ -36,7 +37,7 @@ final class CodexServer: @unchecked Sendable {
         try await offloaded {
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-codex-\(UUID().uuidString.prefix(8))")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = repository.appendingPathComponent("Scripts/codex/start")
             process.arguments = [directory.path, "\(try LoopbackPort.free())"]
             var environment = ProcessInfo.processInfo.environment

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 
 /// What ffprobe (FFmpeg's own tool, not shelf's code) says about a file.
 struct FFprobe {
@@ -10,7 +11,7 @@ struct FFprobe {
 
     /// ffprobe's whole answer (format, streams, chapters), as JSON.
     static func json(_ file: URL) throws -> [String: Any] {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
         process.arguments = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_chapters", file.path]
         let out = Pipe()

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Testing
 @testable import ShelfCore
 
@@ -112,7 +113,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: victim) }
         try FileManager.default.createDirectory(at: test.directory, withIntermediateDirectories: true)
         #expect(chmod(test.directory.path, 0o777) == 0)
-        let planter = Process()
+        let planter = ChildProcess()
         planter.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
         planter.arguments = ["-u", "nobody", "--", "sh", "-c",
                              "mkdir -m 777 \"$1\" && ln -s \"$2\" \"$1/demo.json\"", "sh", store.directory.path, victim.path]

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Testing
 
 @testable import ShelfCore
@@ -27,7 +28,7 @@ struct OPDS2OracleTests {
     }
 
     private func oracle(_ files: [URL]) throws -> [String: [Publication]] {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SHELF_OPDS2_ORACLE"]!)
         process.arguments = [FixturePaths.packageRoot.appendingPathComponent("Scripts/opds2-oracle").path] + files.map(\.path)
         let output = Pipe()

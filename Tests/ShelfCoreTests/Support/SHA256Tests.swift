@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Testing
 @testable import ShelfCore
 
@@ -63,7 +64,7 @@ import Testing
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-sha-\(UUID())")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: file)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         process.arguments = [file.path]
         let pipe = Pipe()

@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import ShelfSpawn
 import GRDB
 import Testing
 @testable import ShelfCore

@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import Glibc
 import Testing
 
@@ -6,10 +7,10 @@ import Testing
 /// handshake that must fail verification.
 final class SelfSignedTLSServer {
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
     private let directory: URL
 
-    private init(port: Int, process: Process, directory: URL) {
+    private init(port: Int, process: ChildProcess, directory: URL) {
         self.port = port
         self.process = process
         self.directory = directory
@@ -20,7 +21,7 @@ final class SelfSignedTLSServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = directory.appendingPathComponent("key.pem").path
         let certificate = directory.appendingPathComponent("cert.pem").path
-        let make = Process()
+        let make = ChildProcess()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
         make.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", certificate,
                           "-subj", "/CN=127.0.0.1", "-days", "1"]
@@ -31,7 +32,7 @@ final class SelfSignedTLSServer {
         try #require(make.terminationStatus == 0)
 
         for candidate in (0..<20).map({ _ in Int.random(in: 20_000...60_000) }) {
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
             process.arguments = ["s_server", "-accept", "127.0.0.1:\(candidate)", "-cert", certificate, "-key", key,
                                  "-www", "-quiet"]
