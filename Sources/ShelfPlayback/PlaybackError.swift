@@ -26,7 +26,7 @@ public enum PlaybackError: Error, CustomStringConvertible, Equatable, Sendable {
             "no audio device: set SDL_AUDIODRIVER (e.g. pulseaudio, alsa, or disk for testing) (\(reason))"
         case .libraryMissing(let library, let reason):
             "cannot load \(library): \(reason); install Debian's FFmpeg and SDL2 libraries (Scripts/setup does)"
-        case .speedOutOfRange(let speed): "speed \(speed) is out of range; use 0.5 to 3.0"
+        case .speedOutOfRange(let speed): "speed \(speed) is out of range; use 0.5 to 4.0"
         case .noSuchPart(let index, let count): "part \(index + 1) does not exist; the title has \(count) parts"
         case .cutShort(let path, let endsAt, let declared):
             "\(path) is cut short: its audio ends at \(Self.seconds(endsAt)) of the \(Self.seconds(declared)) it declares"

@@ -35,6 +35,8 @@ public final class Player: @unchecked Sendable {
         var speed: Double
         var samples: [Int16]
         var isEnd = false
+        /// Seconds of listening that skipping silence saved ahead of these samples (source seconds over the speed).
+        var saved = 0.0
     }
 
     /// Audio handed to the device: where it starts in the output stream and in the source.
@@ -72,6 +74,9 @@ public final class Player: @unchecked Sendable {
     /// The part the decoder waits for, while its file is not ready.
     private var waitingFor: Int?
     private var gain = 1.0
+    private let gainStage = GainStage()
+    private var skipsSilence = false
+    private var silenceSaved = 0.0
     /// Set from the start until the first samples are queued: the device stays paused meanwhile, as an unpaused
     /// device with an empty queue plays silence, which would come out ahead of the first sound.
     private var awaitingFirstAudio = false
@@ -113,10 +118,39 @@ public final class Player: @unchecked Sendable {
     /// Whether the audio device went away (headphones unplugged, a sound server gone); the heard position stops.
     public var deviceLost: Bool { output.isLost }
 
-    /// Output volume, 0…1, applied to audio as it is handed to the device (for the sleep timer's fade).
+    /// The loudest volume: twice the recording's, with a limiter so that nothing clips.
+    public static let maxVolume = 2.0
+
+    /// Output volume, 0…`maxVolume`, applied to audio as it is handed to the device (the sleep timer fades with it).
     public var volume: Double {
         get { condition.withLock { gain } }
-        set { condition.withLock { gain = min(1, max(0, newValue)) } }
+        set { condition.withLock { gain = min(Self.maxVolume, max(0, newValue)) } }
+    }
+
+    /// Whether the loudness is evened out towards −20 dBFS (quiet recordings louder, loud ones softer).
+    public var normalizesLoudness: Bool {
+        get { condition.withLock { gainStage.normalize } }
+        set { condition.withLock { gainStage.normalize = newValue } }
+    }
+
+    /// Whether pauses longer than 0.6 s are cut to 0.3 s (`SilenceSkipper`); a change is heard at once.
+    public var skipsSilences: Bool { condition.withLock { skipsSilence } }
+
+    /// Seconds of listening that skipping silence has saved in what was heard (at the speed it was heard at).
+    public var savedBySkipping: Double { condition.withLock { silenceSaved } }
+
+    /// Turns skipping silence on or off from the position heard now.
+    public func setSkipSilence(_ on: Bool) {
+        condition.withLock {
+            guard skipsSilence != on else { return }
+            skipsSilence = on
+            guard running else { return }
+            let here = heardPosition()
+            generation += 1
+            seekTarget = here
+            resetOutputLocked(at: here)
+            condition.broadcast()
+        }
     }
 
     /// The parts whose files FFmpeg could not open (damaged, or not audio at all), so far.
@@ -181,7 +215,7 @@ public final class Player: @unchecked Sendable {
         }
     }
 
-    /// Changes speed (0.5–3.0) from the position heard now; the tempo graph is rebuilt.
+    /// Changes speed (0.5–4.0) from the position heard now; the tempo graph is rebuilt.
     public func setSpeed(_ newSpeed: Double) throws {
         guard TempoFilter.speeds.contains(newSpeed) else { throw PlaybackError.speedOutOfRange(newSpeed) }
         condition.withLock {
@@ -226,6 +260,7 @@ public final class Player: @unchecked Sendable {
         submittedFrames = 0
         basePosition = target
         endSubmitted = false
+        gainStage.reset()
     }
 
     private func heardPosition() -> PlaybackPosition {
@@ -261,8 +296,14 @@ public final class Player: @unchecked Sendable {
         defer { threadExited() }
         var decoder: AudioDecoder?
         var filter: TempoFilter?
+        var skipper: SilenceSkipper?
         var part = 0
         var cursor = 0.0
+        /// Where the next input to the stretcher should start in the source; a later start is a skipped silence.
+        var expected: Double?
+        /// Where the decoder has read to in the source, and the time skipping silence saved not yet handed on.
+        var decoded = 0.0
+        var pendingSaved = 0.0
         var ended = true
         var current = -1
         while true {
@@ -276,6 +317,7 @@ public final class Player: @unchecked Sendable {
             seekTarget = nil
             let generation = self.generation
             let speed = self.speed
+            let skipping = skipsSilence
             condition.unlock()
             let end = { (part: Int, at: Double) in
                 self.put(Chunk(generation: generation, part: part, sourceStart: at, speed: speed, samples: [], isEnd: true))
@@ -295,6 +337,9 @@ public final class Player: @unchecked Sendable {
                     }
                 }
                 cursor = part == target.part ? target.seconds : 0
+                expected = nil
+                pendingSaved = 0
+                skipper = skipping ? SilenceSkipper() : nil
                 do {
                     try decoder?.seek(to: cursor)
                     filter = try TempoFilter(speed: speed)
@@ -312,16 +357,42 @@ public final class Player: @unchecked Sendable {
                 continue
             }
             var partEnded = false
+            // Runs of source audio go through the stretcher: at 1× each carries its own timestamp; stretched, the
+            // output is re-timed by count, and a run that starts later than the last ended moves the count on.
+            let stretch = { (runs: [SilenceSkipper.Run], saved: Double) in
+                pendingSaved += saved
+                for run in runs {
+                    if speed == 1.0 {
+                        cursor = run.time
+                    } else if let expected, run.time > expected + 0.001 {
+                        cursor += run.time - expected
+                    }
+                    expected = run.time + Double(run.samples.count / PCM.channels) / Double(PCM.sampleRate)
+                    let samples = filter.process(run.samples)
+                    self.put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: samples,
+                                   saved: pendingSaved))
+                    if !samples.isEmpty { pendingSaved = 0 }
+                    cursor += Double(samples.count / PCM.channels) / Double(PCM.sampleRate) * speed
+                }
+            }
             do {
                 if let chunk = try active.next() {
-                    // At 1× every chunk carries its own timestamp; stretched, the output is re-timed by count.
-                    if speed == 1.0 { cursor = chunk.time }
-                    let samples = filter.process(chunk.samples)
-                    put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: samples))
-                    cursor += Double(samples.count / PCM.channels) / Double(PCM.sampleRate) * speed
+                    decoded = chunk.time + chunk.duration
+                    if let skipper {
+                        let before = skipper.removed
+                        let runs = skipper.process(chunk.samples, time: chunk.time)
+                        stretch(runs, (skipper.removed - before) / speed)
+                    } else {
+                        stretch([SilenceSkipper.Run(time: chunk.time, samples: chunk.samples)], 0)
+                    }
                 } else {
+                    if let skipper { stretch(skipper.finish(), 0) }
                     let tail = filter.finish()
-                    put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: tail))
+                    put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: tail,
+                              saved: pendingSaved))
+                    if !tail.isEmpty { pendingSaved = 0 }
+                    // A silence skipped at the end: the part was still read to its end.
+                    if skipper != nil { cursor = max(cursor, decoded) }
                     partEnded = true
                 }
             } catch {
@@ -334,11 +405,15 @@ public final class Player: @unchecked Sendable {
             decoder = nil
             switch openPart(from: part + 1, generation: generation) {
             case .superseded: continue
-            case .noneLeft: end(part, cursor)
+            case .noneLeft:
+                put(Chunk(generation: generation, part: part, sourceStart: cursor, speed: speed, samples: [], isEnd: true,
+                          saved: pendingSaved))
+                pendingSaved = 0
             case .opened(let index, let opened):
                 decoder = opened
                 part = index
                 cursor = 0
+                expected = nil
                 ended = false
             }
         }
@@ -421,10 +496,15 @@ public final class Player: @unchecked Sendable {
             condition.broadcast()
             if chunk.isEnd {
                 endSubmitted = true
+                silenceSaved += chunk.saved
+                // Heard once all before it is: the end of the part, also when a skipped silence ended it.
+                segments.append(
+                    Segment(outputStart: submittedFrames, frames: 0, part: chunk.part, sourceStart: chunk.sourceStart,
+                            speed: chunk.speed))
                 continue
             }
             do {
-                try output.enqueue(gain < 1 ? Self.scaled(chunk.samples, by: gain) : chunk.samples)
+                try output.enqueue(gainStage.apply(chunk.samples, volume: gain))
             } catch {
                 failure = error as? PlaybackError
                 // A device that could not be opened (deferred until these first samples) will not open by trying
@@ -442,15 +522,11 @@ public final class Player: @unchecked Sendable {
                     outputStart: submittedFrames, frames: chunk.samples.count / PCM.channels, part: chunk.part,
                     sourceStart: chunk.sourceStart, speed: chunk.speed))
             submittedFrames += chunk.samples.count / PCM.channels
+            silenceSaved += chunk.saved
             if awaitingFirstAudio {
                 awaitingFirstAudio = false
                 if !paused { output.resume() }
             }
         }
-    }
-
-    private static func scaled(_ samples: [Int16], by gain: Double) -> [Int16] {
-        let factor = Float(gain)
-        return samples.map { Int16(Float($0) * factor) }
     }
 }

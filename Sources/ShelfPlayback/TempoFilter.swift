@@ -1,7 +1,7 @@
 /// Changes playback speed without changing pitch (shelf's own WSOLA, `TimeStretch`) on `PCM` audio.
 public final class TempoFilter {
     /// The speeds the filter accepts.
-    public static let speeds: ClosedRange<Double> = 0.5...3.0
+    public static let speeds: ClosedRange<Double> = 0.5...4.0
 
     /// The current speed; a filter made for 1.0 passes samples through untouched.
     public private(set) var speed: Double

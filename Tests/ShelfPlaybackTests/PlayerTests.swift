@@ -7,11 +7,11 @@ import Testing
 /// given to the device, never set in the environment: setenv while another suite starts a process (Foundation's
 /// Process.run reads the environment) crashed the test process.
 @Suite(.serialized, .timeLimit(.minutes(5))) struct PlayerTests {
-    private func diskOutput(_ file: URL) throws -> AudioOutput {
+    func diskOutput(_ file: URL) throws -> AudioOutput {
         try AudioOutput(driver: "disk", device: file.path)
     }
 
-    private func samples(in file: URL) throws -> [Int16] {
+    func samples(in file: URL) throws -> [Int16] {
         let data = try Data(contentsOf: file)
         return data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// The tempo filter's own WSOLA on signals made here: length, pitch, clicks, partials, silence, speed changes.
 @Suite(.timeLimit(.minutes(5))) struct TimeStretchTests {
-    static let stretched: [Double] = [0.5, 0.75, 1.25, 1.5, 2, 3]
+    static let stretched: [Double] = [0.5, 0.75, 1.05, 1.25, 1.5, 2, 3, 3.5, 4]
 
     @Test(arguments: stretched)
     func lastsTheInputOverTheSpeed(speed: Double) async throws {
