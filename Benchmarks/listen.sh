@@ -15,7 +15,10 @@
 #        a `--for 1s` run (start-up and shut-down);
 #      - kill -9: the player is killed 4 to 8 s into the sound; the loss is what was heard (from the bytes the
 #        disk driver wrote after the first sound) minus the position `shelf position --json` then reads.
-# Usage: Benchmarks/listen.sh [runs]     (default: 5 runs per start-up case and of kill -9)
+#   3. Issue 29's comforts: CPU at 1× with skipping silence and a 150% boost (and with loudness normalisation too),
+#      beside plain playback and beside mpv at --volume=150 on the same part file, all through SDL's dummy driver.
+# Usage: Benchmarks/listen.sh [runs] [--comforts]   (default: 5 runs per start-up case and of kill -9; --comforts
+#        runs only section 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs="${1:-5}"
@@ -40,6 +43,42 @@ shelf sync --quiet
 shelf download 7d3c0002 --quiet --yes
 part1=$(find "$home/books" -name 'part-001.*' | head -1)
 [ -n "$part1" ] || { echo "bench: the downloaded parts are not in $home/books" >&2; exit 1; }
+
+# CPU seconds (user + system) and wall seconds of one command playing through SDL's dummy driver: "cpu wall".
+cpu_of() {
+    SDL_AUDIODRIVER=dummy /usr/bin/time -f "%U %S %e" -o "$work/time" "$@" >/dev/null 2>"$work/err" \
+        || { cat "$work/err" >&2; exit 1; }
+    tail -1 "$work/time" | awk '{ printf "%.2f %.2f\n", $1 + $2, $3 }'
+}
+
+# Section 3: the comforts' cost at 1×, interleaved runs, medians.
+comforts() {
+    local listen=("$bin/shelf" listen 7d3c0002 --no-ui --from 0:00 --for "${play}s" --rewind off --home "$home")
+    local -A cpu=() wall=()
+    local labels=("shelf listen, plain" "shelf listen --skip-silence --volume 150"
+                  "shelf listen --skip-silence --volume 150 --normalize" "mpv --volume=150 (--ao=sdl)")
+    for _ in $(seq 1 "$runs"); do
+        read -r c w < <(cpu_of "${listen[@]}" --no-skip-silence --no-normalize); cpu[0]+="$c "; wall[0]+="$w "
+        read -r c w < <(cpu_of "${listen[@]}" --skip-silence --no-normalize --volume 150); cpu[1]+="$c "; wall[1]+="$w "
+        read -r c w < <(cpu_of "${listen[@]}" --skip-silence --normalize --volume 150); cpu[2]+="$c "; wall[2]+="$w "
+        read -r c w < <(cpu_of mpv --no-config --really-quiet --no-video --ao=sdl --volume=150 --volume-max=200 \
+                                   --length="$play" "$part1"); cpu[3]+="$c "; wall[3]+="$w "
+    done
+    echo
+    printf '%-54s %10s %10s %12s\n' "at 1×, ${play} s of audio, median of $runs" cpu_s wall_s "%core"
+    for index in 0 1 2 3; do
+        python3 - "${labels[$index]}" "${cpu[$index]}" "${wall[$index]}" <<'PY'
+import statistics, sys
+label, cpus, walls = sys.argv[1], list(map(float, sys.argv[2].split())), list(map(float, sys.argv[3].split()))
+cpu, wall = statistics.median(cpus), statistics.median(walls)
+print(f"{label:54} {cpu:10.2f} {wall:10.2f} {cpu / wall * 100:12.2f}")
+PY
+    done
+}
+if [ "${2:-}" = "--comforts" ]; then
+    comforts | tee "$work/comforts.txt"
+    exit 0
+fi
 
 # Starts `shelf listen` RUNS times per case with SDL's disk driver writing into a FIFO; prints, per case, the
 # median and max time to the first non-zero sample, to the device opening (the FIFO opened for writing), and how
@@ -188,3 +227,5 @@ for run in range(runs):
     print(f"kill -9 run {run + 1}: heard {heard:6.2f} s, saved {saved:6.2f} s, lost {heard - saved:5.2f} s")
 print(f"kill -9 over {runs} runs: lost median {statistics.median(losses):.2f} s, max {max(losses):.2f} s (target ≤ 2 s)")
 PY
+
+comforts | tee "$work/comforts.txt"

@@ -29,6 +29,11 @@ public struct ListenCommand: ParsableCommand {
                 screen: !arguments.noUI && Terminal.isInteractive, limit: arguments.limit.flatMap(Clock.parse),
                 sleep: arguments.sleep.flatMap(Clock.parse),
                 skip: try ListenOptions.skip(asked: arguments.skip.flatMap(Clock.parse), store: store),
+                rewind: (try? Rewind.chosen(asked: arguments.rewind.flatMap(Rewind.init), store: store)) ?? .auto,
+                skipSilence: ListenOptions.switched(
+                    ListenOptions.skipSilenceSetting, asked: arguments.skipSilence, store: store),
+                normalize: ListenOptions.switched(ListenOptions.normalizeSetting, asked: arguments.normalize, store: store),
+                volume: Double(arguments.volume ?? 100) / 100,
                 log: arguments.global.logger)
             let session = try ListenSession(
                 store: store, library: library, home: arguments.global.resolvedHome,

@@ -18,6 +18,8 @@ extension ListenMachine {
         var missing: Int?
         /// With `missing`: no part of the title is on disk (its files were removed).
         var noneOnDisk = false
+        /// Seconds of listening skipping silence has saved this session.
+        var silenceSaved = 0.0
     }
 
     /// Something that happened to the session.
@@ -90,6 +92,8 @@ extension ListenMachine {
         case pause
         case setSpeed(Double)
         case setVolume(Double)
+        /// Skip silence or not, and keep the choice for the next session.
+        case setSkipSilence(Bool)
         /// Open the audio device again and play from `at`; answered by `deviceReopened` or `deviceFailed`.
         case reopenDevice(at: PlaybackPosition, speed: Double)
         /// Re-read the book for download progress and parts that arrived; answered by `partsArrived`.

@@ -10,7 +10,12 @@ extension ListenMachine {
 
     func playingLine(at start: PlaybackPosition) -> String {
         "Playing \(book.summary.title) at \(Clock.format(timeline.bookTime(start))) of \(Clock.format(timeline.total)), "
-            + "\(Self.speedLabel(speed)) speed."
+            + "\(Self.speedLabel(speed)) speed" + (skipsSilence ? ", skipping silence." : ".")
+    }
+
+    /// " Skipping silence saved 1:02." once it saved a second or more.
+    var savedText: String {
+        skipsSilence && player.silenceSaved >= 1 ? " Skipping silence saved \(Clock.format(player.silenceSaved))." : ""
     }
 
     func chapterLine(_ chapter: Int, at position: PlaybackPosition) -> String {
@@ -32,7 +37,7 @@ extension ListenMachine {
     }
 
     func stoppedLine(_ outcome: ListenOutcome, at here: PlaybackPosition) -> String {
-        if outcome == .finished { return "Finished \(book.summary.title)." }
+        if outcome == .finished { return "Finished \(book.summary.title)." + savedText }
         let time = timeline.bookTime(here)
         let chapter = timeline.chapter(at: here)
         let percent = timeline.total > 0 ? Int(time / timeline.total * 100) : 0
@@ -42,6 +47,6 @@ extension ListenMachine {
         default: ""
         }
         return listenedText + "Stopped at \(Clock.format(time)) of \(Clock.format(timeline.total)) (\(percent)%), "
-            + "in \(ListenScreen.chapterLabel(chapter, of: book)). Position saved."
+            + "in \(ListenScreen.chapterLabel(chapter, of: book)). Position saved." + savedText
     }
 }

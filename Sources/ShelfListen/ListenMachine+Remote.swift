@@ -18,7 +18,7 @@ extension ListenMachine {
         case seek(by: Double)
         /// Goes to this many seconds into the book (MPRIS's SetPosition).
         case setPosition(Double)
-        /// MPRIS's Rate: the speed, kept within what the player does (0.5× to 3×).
+        /// MPRIS's Rate: the speed, kept within what the player does (0.5× to 4×, in steps of 0.05).
         case setRate(Double)
         /// MPRIS's Volume, 0 to 1.
         case setVolume(Double)

@@ -14,6 +14,7 @@ struct ListenMachine {
     let screen: Bool
     let limit: Double?
     let skip: Double
+    let rewind: Rewind
 
     private(set) var book: Audiobook
     private(set) var timeline: Timeline
@@ -27,6 +28,11 @@ struct ListenMachine {
     /// The volume the patron chose (0…1, in steps of 0.1) and whether it is muted; the sleep timer's fade scales it.
     var volume = 1.0
     var muted = false
+    /// Pauses longer than 0.6 s cut short (`S`), and loudness evened out; the player reports the time saved.
+    var skipsSilence = false
+    var normalizes = false
+    /// When the player last paused (by the patron, the sleep timer, a suspend, a lost device), until it plays on.
+    private(set) var pausedAt: Date?
     var fade = 1.0
     /// Stopped from MPRIS: paused, and said to be stopped until played again.
     var remoteStopped = false
@@ -65,6 +71,10 @@ struct ListenMachine {
         screen = options.screen
         limit = options.limit
         skip = options.skip
+        rewind = options.rewind
+        skipsSilence = options.skipSilence
+        normalizes = options.normalize
+        volume = options.volume
         self.book = book
         self.timeline = timeline
         player = Snapshot(now: now, position: PlaybackPosition(part: 0, seconds: 0), state: .stopped)
@@ -337,6 +347,9 @@ struct ListenMachine {
             return jump(toChapter: into > 3 ? chapter : chapter - 1)
         case .character("["): return changeSpeed(by: -0.25)
         case .character("]"): return changeSpeed(by: 0.25)
+        case .character("{"): return changeSpeed(by: -0.05)
+        case .character("}"): return changeSpeed(by: 0.05)
+        case .character("S"): return toggleSkipSilence()
         case .character("t"):
             mode = .contents
             tocSelection = max(0, timeline.chapter(at: here))
@@ -377,7 +390,10 @@ struct ListenMachine {
 
     mutating func togglePause() -> [Effect] {
         remoteStopped = false
-        if deviceGone { return [.reopenDevice(at: player.position, speed: speed)] }
+        if deviceGone {
+            let (back, effects) = rewound()
+            return effects + [.reopenDevice(at: back ?? player.position, speed: speed)]
+        }
         switch player.state {
         case .finished:
             finished = false
@@ -391,7 +407,8 @@ struct ListenMachine {
                 markedFinished = false
                 message = nil
             }
-            return [.play] + pullRemote()
+            let (back, effects) = rewound()
+            return effects + (back.map { seek(to: $0) } ?? []) + [.play] + pullRemote()
         default:
             return pause() + save(force: true) + push()
         }
@@ -424,7 +441,9 @@ struct ListenMachine {
     }
 
     mutating func changeSpeed(by step: Double) -> [Effect] {
-        let wanted = min(TempoFilter.speeds.upperBound, max(TempoFilter.speeds.lowerBound, speed + step))
+        // In whole twentieths, so that steps of 0.05 and 0.25 add up without drifting.
+        let stepped = ((speed + step) * 20).rounded() / 20
+        let wanted = min(TempoFilter.speeds.upperBound, max(TempoFilter.speeds.lowerBound, stepped))
         guard wanted != speed else { return [] }
         speed = wanted
         show("Speed \(Self.speedLabel(wanted)).")
@@ -453,8 +472,31 @@ struct ListenMachine {
     // MARK: - Effects on the player, as the machine sees them
 
     mutating func pause() -> [Effect] {
-        if player.state == .playing || player.state == .buffering { player.state = .paused }
+        if player.state == .playing || player.state == .buffering {
+            player.state = .paused
+            if pausedAt == nil { pausedAt = now }
+        }
         return [.pause]
+    }
+
+    /// Where to play on from after the pause that is ending (`--rewind`), and the line that says so; nil when the
+    /// pause was too short or rewinding is off. Never before the start of the book.
+    mutating func rewound() -> (PlaybackPosition?, [Effect]) {
+        guard let pausedAt else { return (nil, []) }
+        self.pausedAt = nil
+        let paused = now.timeIntervalSince(pausedAt)
+        let here = timeline.bookTime(player.position)
+        let target = max(0, here - rewind.seconds(after: paused))
+        guard here - target >= 0.5 else { return (nil, []) }
+        let text = "Back \(Int((here - target).rounded())) s after \(Rewind.pauseLabel(paused))."
+        return (timeline.place(target), say(text))
+    }
+
+    /// `S`: pauses longer than 0.6 s cut to 0.3 s, or left whole; kept for the next session.
+    mutating func toggleSkipSilence() -> [Effect] {
+        skipsSilence.toggle()
+        show(skipsSilence ? "Skipping silence: pauses over 0.6 s are cut short." : "Skipping silence off.")
+        return [.setSkipSilence(skipsSilence)]
     }
 
     /// A seek is heard at once: the player's position is the target until it plays on.

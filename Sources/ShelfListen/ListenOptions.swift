@@ -18,6 +18,14 @@ struct ListenOptions {
     var sleep: Double?
     /// What ←/→ skip, in seconds (`--skip`, kept for next time).
     var skip: Double = ListenOptions.defaultSkip
+    /// How far back to go on playing after a pause (`--rewind`, kept).
+    var rewind: Rewind = .auto
+    /// Shorten long pauses in the recording (`--skip-silence`, kept; `S`).
+    var skipSilence = false
+    /// Even out the loudness (`--normalize`, kept).
+    var normalize = false
+    /// The volume to start at, 0 to 2 (`--volume`, in percent; not kept).
+    var volume = 1.0
     var log: (@Sendable (String) -> Void)?
 }
 

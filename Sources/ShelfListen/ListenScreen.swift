@@ -31,14 +31,15 @@ enum ListenScreen {
                 speed: machine.speed, sleep: machine.sleep, downloading: machine.download != nil,
                 message: message, skip: skip, rows: rows, width: columns,
                 waitingFor: machine.player.state == .buffering ? machine.player.bufferingPart : nil,
-                volume: machine.volumeLabel)
+                volume: machine.volumeLabel,
+                skipping: machine.skipsSilence ? machine.player.silenceSaved : nil)
         }
     }
 
     static func player(
         book: Audiobook, timeline: Timeline, position: PlaybackPosition, state: Player.State, speed: Double,
         sleep: SleepTimer?, downloading: Bool, message: String?, skip: Double = 30, rows: Int = 24, width: Int,
-        waitingFor: Int? = nil, volume: String? = nil
+        waitingFor: Int? = nil, volume: String? = nil, skipping: Double? = nil
     ) -> [String] {
         let summary = book.summary
         let chapterIndex = timeline.chapter(at: position)
@@ -56,10 +57,11 @@ enum ListenScreen {
             .init("  " + byline, rank: 90),
             .init("", rank: 99),
             .init("  " + chapterLabel(chapterIndex, of: book), rank: 25),
+            // Time left is what the listener will wait: at the speed playing.
             .init("  chapter  \(Clock.format(time - chapterStart)) / \(Clock.format(chapterLength))"
-                  + "   −\(Clock.format(max(0, chapterLength - (time - chapterStart))))", rank: 80),
-            .init("  book     \(Clock.format(time)) / \(Clock.format(total))   −\(Clock.format(max(0, total - time)))   \(percent)%",
-                  rank: 12),
+                  + "   −\(Clock.format(max(0, chapterLength - (time - chapterStart)) / speed))", rank: 80),
+            .init("  book     \(Clock.format(time)) / \(Clock.format(total))   −\(Clock.format(max(0, total - time) / speed))"
+                  + "   \(percent)%", rank: 12),
             .init("  " + bar(fraction: total > 0 ? time / total : 0, width: max(1, min(width - 4, 72))), rank: 70),
             .init("", rank: 98),
         ]
@@ -70,6 +72,7 @@ enum ListenScreen {
         case nil: break
         }
         if let volume { status.append(volume) }
+        if let skipping { status.append(skipping >= 1 ? "skipping silence, \(Clock.format(skipping)) saved" : "skipping silence") }
         if let download = downloadStatus(book: book, downloading: downloading, waitingFor: waitingFor) {
             status.append(download)
         }
@@ -93,7 +96,7 @@ enum ListenScreen {
     /// The key hints under the player, most used first; `? help` and `q quit` are always shown.
     static func hints(skip: Double) -> [String] {
         ["space pause", "←/→ \(skipLabel(skip))", "↑/↓ 5 min", ",/. 5 s", "n/p chapter", "[/] speed", "g go to",
-         "t contents", "s sleep", "b bookmark", "F finished", "B bookmarks", "9/0 volume", "m mute"]
+         "t contents", "s sleep", "b bookmark", "F finished", "B bookmarks", "9/0 volume", "m mute", "S skip silence"]
     }
 
     static func stateLabel(_ state: Player.State) -> String {
@@ -140,15 +143,17 @@ enum ListenScreen {
             ("↑ / ↓", "back / forward 5 min"),
             (", / .", "back / forward 5 s"),
             ("n / p", "next chapter / start of this (again: the one before)"),
-            ("[ / ]", "slower / faster by 0.25× (0.5× to 3×, pitch kept)"),
+            ("[ / ]", "slower / faster by 0.25× (0.5× to 4×, pitch kept)"),
+            ("{ / }", "slower / faster by 0.05×"),
             ("g", "go to a time: 1:23:00, 83:00, 45 (s) or 50%"),
             ("t", "table of contents"),
             ("s", "sleep timer: 15, 30, 45, 60 min, end of chapter, off"),
             ("b", "bookmark this place (a name is asked)"),
             ("B", "bookmarks: jump to one or delete it"),
             ("j / x", "go to / stay away from the place another device offered"),
-            ("9 / 0", "volume down / up by 10%"),
+            ("9 / 0", "volume down / up by 10% (to 200%, never clipping)"),
             ("m", "mute / unmute"),
+            ("S", "skip silence: pauses over 0.6 s cut to 0.3 s (kept)"),
             ("F", "mark the book finished"),
             ("Ctrl-Z", "suspend (paused; fg brings it back)"),
             ("?", "this help"),

@@ -174,7 +174,7 @@ final class ListenSession {
         // A speed asked for on the command line becomes the book's speed, as `]` and `[` do.
         if let asked = options.speed, asked != saved.speed, !savesNothing { try records.saveSpeed(asked) }
         let start = ListenMachine.startingPoint(
-            options: options, saved: saved, timeline: machine.timeline, chapters: machine.book.chapters,
+            options: options, saved: saved, timeline: machine.timeline, chapters: machine.book.chapters, now: clock(),
             remote: { pullRemote(timeout: 1.5) })
         let output = try Self.deferredOutput(after: audio)
         try startPlayer(on: output, at: start.position, speed: speed)
@@ -210,6 +210,8 @@ final class ListenSession {
         player.partReady = { index in FileManager.default.fileExists(atPath: files[index]) }
         try player.setSpeed(speed)
         player.volume = machine.heardVolume
+        player.setSkipSilence(machine.skipsSilence)
+        player.normalizesLoudness = machine.normalizes
         try player.play(from: position)
         self.player = player
     }
@@ -276,6 +278,7 @@ final class ListenSession {
         var snapshot = ListenMachine.Snapshot(
             now: clock(), position: position, state: player.state, bufferingPart: buffering,
             unopenable: player.unopenableParts)
+        snapshot.silenceSaved = player.savedBySkipping
         // Looked at each time, not every quarter second as the player does: a part that arrived is never missed.
         let parts = machine.book.parts
         let needed = buffering ?? position.part
@@ -336,6 +339,9 @@ final class ListenSession {
         case .pause: player.pause()
         case .setSpeed(let speed): try player.setSpeed(speed)
         case .setVolume(let volume): player.volume = volume
+        case .setSkipSilence(let on):
+            player.setSkipSilence(on)
+            if !savesNothing { try records.store.setSetting(ListenOptions.skipSilenceSetting, to: on ? "on" : "off") }
         case .reopenDevice(let position, let speed):
             player.stop()
             do {

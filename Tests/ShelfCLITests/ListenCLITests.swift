@@ -140,6 +140,50 @@ import Testing
         await fixture.finish()
     }
 
+    /// An hour after the last session the player goes back 30 s (never before the start), and says so; `--rewind`
+    /// and `--skip-silence` are kept for the patron, and `--no-skip-silence` turns skipping off again.
+    @Test func afterAnHourAwayItGoesBackAndTheComfortsAreKept() async throws {
+        let fixture = try await ready()
+        let (_, environment) = disk(fixture)
+        let home = Home(directory: fixture.shelf.home)
+        let store = try Store(home: home)
+        let edition = try store.resolveEdition("7d3c0002", in: try store.library(named: "demo"))
+        let parts = try book(fixture).parts
+        func saveAnHourAgo() throws -> Double {
+            let position = ListeningPosition(part: 2, seconds: 2, readingOrderItem: parts[2].readingOrderItem,
+                                             device: try store.deviceID(), deviceName: nil, at: Date().addingTimeInterval(-3_600))
+            try store.savePosition(position, of: edition, percent: 60, finished: false)
+            return try bookSeconds(position, in: try book(fixture))
+        }
+        let saved = try saveAnHourAgo()
+        let back = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s"], environment: environment)
+        #expect(back.status == 0, "\(back.stderr)")
+        #expect(back.stdout.hasPrefix("Resuming at \(Clock.format(saved)). Back \(Int(saved.rounded())) s after an hour's pause: "
+                                      + "from 0:00.\nPlaying The Adventures of Sherlock Holmes at 0:00 of"), "\(back.stdout)")
+        #expect((try listening(fixture).position?.part ?? -1) == 0)
+
+        // Off, and kept off: the next session an hour later starts where it was saved.
+        _ = try saveAnHourAgo()
+        let off = try await fixture.shelf.run(
+            ["listen", "7d3c0002", "--no-ui", "--for", "1s", "--rewind", "off", "--skip-silence"], environment: environment)
+        #expect(off.status == 0, "\(off.stderr)")
+        #expect(off.stdout.hasPrefix("Resuming at \(Clock.format(saved)).\nPlaying"), "\(off.stdout)")
+        #expect(off.stdout.contains("1.0× speed, skipping silence."), "\(off.stdout)")
+        _ = try saveAnHourAgo()
+        let kept = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s"], environment: environment)
+        #expect(kept.stdout.hasPrefix("Resuming at \(Clock.format(saved)).\nPlaying"), "\(kept.stdout)")
+        #expect(kept.stdout.contains("skipping silence."), "\(kept.stdout)")
+        #expect(try store.setting("listen.rewind") == "off" && store.setting("listen.skip-silence") == "on")
+        let plain = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s", "--no-skip-silence"],
+                                                environment: environment)
+        #expect(plain.stdout.contains("1.0× speed.\n"), "\(plain.stdout)")
+        let wrong = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "soon"], environment: environment)
+        #expect(wrong.status == 64 && wrong.stderr.contains("--rewind takes auto, off or a length"), "\(wrong.stderr)")
+        let fast = try await fixture.shelf.run(["listen", "7d3c0002", "--no-ui", "--speed", "4.5"], environment: environment)
+        #expect(fast.status == 64 && fast.stderr.contains("--speed must be 0.5 to 4.0"), "\(fast.stderr)")
+        await fixture.finish()
+    }
+
     @Test func aPositionFromAnotherDeviceIsPickedUpAndSaid() async throws {
         let fixture = try await ready()
         // A phone saved its place 2.5 s into the third part, after this computer last played.

@@ -36,12 +36,13 @@ import Testing
         (.setPosition(121), .playing, "Playing", { _ in [] }),
         (.setPosition(-1), .playing, "Playing", { _ in [] }),
         (.setRate(2), .playing, "Playing", { _ in [.setSpeed(2), .saveSpeed(2)] }),
-        (.setRate(10), .playing, "Playing", { _ in [.setSpeed(3), .saveSpeed(3)] }),
+        (.setRate(10), .playing, "Playing", { _ in [.setSpeed(4), .saveSpeed(4)] }),
         (.setRate(0.1), .playing, "Playing", { _ in [.setSpeed(0.5), .saveSpeed(0.5)] }),
         (.setRate(1), .playing, "Playing", { _ in [] }),
         (.setRate(0), .playing, "Playing", { _ in [] }),
         (.setVolume(0.5), .playing, "Playing", { _ in [.setVolume(0.5)] }),
-        (.setVolume(7), .playing, "Playing", { _ in [.setVolume(1)] }),
+        (.setVolume(1.5), .playing, "Playing", { _ in [.setVolume(1.5)] }),
+        (.setVolume(7), .playing, "Playing", { _ in [.setVolume(2)] }),
         (.setVolume(-1), .paused, "Paused", { _ in [.setVolume(0)] }),
         (.quit, .playing, "Paused", { [.pause] + $0.ending(.quit, at: at(0, 15), line: stopped) }),
         (.quit, .paused, "Paused", { $0.ending(.quit, at: at(0, 15), line: stopped) }),
@@ -107,10 +108,16 @@ import Testing
 
     // MARK: - Volume and mute keys
 
-    @Test func nineAndZeroStepTenPercentBetweenSilenceAndFull() {
+    @Test func nineAndZeroStepTenPercentBetweenSilenceAndTwiceFull() {
         var session = Harness()
-        #expect(session.key("0") == [.setVolume(1), .redraw])
-        #expect(session.machine.message?.text == "Volume 100%.")
+        for step in 1...10 {
+            #expect(session.key("0") == [.setVolume(Double(10 + step) / 10), .redraw], "step \(step)")
+        }
+        #expect(session.key("0") == [.setVolume(2), .redraw])
+        #expect(session.machine.message?.text == "Volume 200%.")
+        #expect(session.machine.volumeLabel == "volume 200%")
+        for _ in 1...10 { _ = session.key("9") }
+        #expect(session.machine.volumeLabel == nil)
         for step in 1...10 {
             #expect(session.key("9") == [.setVolume(Double(10 - step) / 10), .redraw], "step \(step)")
         }
@@ -164,7 +171,6 @@ import Testing
 
     @Test func turningTheSleepTimerOffGivesTheChosenVolumeBack() {
         var session = Harness(sleep: 3)
-        _ = session.key("0")
         _ = session.key("9")
         _ = session.quietTick(after: 1)
         #expect(session.machine.fade < 1)

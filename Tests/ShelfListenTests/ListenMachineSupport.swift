@@ -60,8 +60,8 @@ struct Harness {
 
     init(screen: Bool = true, at position: PlaybackPosition = at(0, 15), speed: Double = 1, limit: Double? = nil,
          sleep: Double? = nil, downloading: Bool = false, book: Audiobook = TestBook.book(), timeline: Timeline? = nil,
-         note: String? = nil) {
-        let options = ListenOptions(screen: screen, limit: limit, sleep: sleep)
+         note: String? = nil, rewind: Rewind = .off) {
+        let options = ListenOptions(screen: screen, limit: limit, sleep: sleep, rewind: rewind)
         machine = ListenMachine(
             book: book, timeline: timeline ?? TestBook.timeline(book), options: options, downloading: downloading,
             now: Harness.start)

@@ -29,6 +29,8 @@ import Testing
         /// Whether the other device's place is taken (its offer answered), or offered again.
         var taken = false
         var offered = false
+        /// When the session starts: by default when the position was saved, so nothing is rewound.
+        var now = StartingPointTests.saved
     }
 
     static let later = saved.addingTimeInterval(60)
@@ -59,6 +61,26 @@ import Testing
             remote: position(3, 1, device: "urn:uuid:phone", at: later), position: at(2, 15), asks: false),
         Row(name: "--chapter", options: ListenOptions(chapter: 2, screen: false), saved: state(position(1, 5), .finished),
             position: at(0, 5), asks: false),
+        // Going back after time away (`--rewind auto`, the default).
+        Row(name: "two days away goes back 30 s", saved: state(position(1, 5)), position: at(0, 5),
+            note: "Resuming at 0:35. Back 30 s after 2 days away: from 0:05.", now: saved.addingTimeInterval(2 * 86_400)),
+        Row(name: "four minutes away goes back 10 s", saved: state(position(1, 5)), position: at(0, 25),
+            note: "Resuming at 0:35. Back 10 s after a 4-minute pause: from 0:25.", now: saved.addingTimeInterval(240)),
+        Row(name: "two seconds away stays", saved: state(position(1, 5)), position: at(1, 5), note: "Resuming at 0:35.",
+            now: saved.addingTimeInterval(2)),
+        Row(name: "never before the start of the book", saved: state(position(0, 4)), position: at(0, 0),
+            note: "Resuming at 0:04. Back 4 s after an hour's pause: from 0:00.", now: saved.addingTimeInterval(3_600)),
+        Row(name: "from another device's place, by its time", saved: state(position(1, 5)),
+            remote: position(2, 2.5, device: "urn:uuid:phone", name: "Pixel 7", at: later), position: at(1, 22.5),
+            note: "Resuming at 1:02 from Pixel 7. Back 10 s after a 2-minute pause: from 0:52.", taken: true,
+            now: later.addingTimeInterval(120)),
+        Row(name: "--rewind off", options: ListenOptions(screen: false, rewind: .off), saved: state(position(1, 5)),
+            position: at(1, 5), note: "Resuming at 0:35.", now: saved.addingTimeInterval(2 * 86_400)),
+        Row(name: "--rewind 45s", options: ListenOptions(screen: false, rewind: .seconds(45)), saved: state(position(2, 20)),
+            position: at(1, 5), note: "Resuming at 1:20. Back 45 s after a 10-minute pause: from 0:35.",
+            now: saved.addingTimeInterval(600)),
+        Row(name: "--from is never rewound", options: ListenOptions(from: 75, screen: false), saved: state(position(1, 5)),
+            position: at(2, 15), asks: false, now: saved.addingTimeInterval(2 * 86_400)),
     ]
 
     @Test func whereASessionBegins() {
@@ -67,7 +89,7 @@ import Testing
             var asked = false
             let start = ListenMachine.startingPoint(
                 options: row.options, saved: row.saved, timeline: TestBook.timeline(book), chapters: book.chapters,
-                remote: {
+                now: row.now, remote: {
                     asked = true
                     return row.remote
                 })

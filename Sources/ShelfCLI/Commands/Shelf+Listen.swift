@@ -17,7 +17,7 @@ package struct ListenArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("Start at this chapter (from 1).", valueName: "n"))
     package var chapter: Int?
 
-    @Option(name: .long, help: ArgumentHelp("Playback speed, 0.5 to 3.0 (kept for the book).", valueName: "x"))
+    @Option(name: .long, help: ArgumentHelp("Playback speed, 0.5 to 4.0 (kept for the book).", valueName: "x"))
     package var speed: Double?
 
     @Flag(name: .customLong("no-ui"), help: "No screen: print a line per chapter and at the end.")
@@ -33,6 +33,23 @@ package struct ListenArguments: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("What ← and → skip (default 30s); kept for the next time.", valueName: "time"))
     package var skip: String?
 
+    @Option(name: .long, help: ArgumentHelp(
+        "Go back after a pause: auto (10 s after 3 s, 20 s after 5 min, 30 s after 30 min), off, or a length; kept.",
+        valueName: "auto|off|time"))
+    package var rewind: String?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Start at this volume, 0 to 200 (%; over 100 boosts, never clipping); not kept, as in mpv.", valueName: "percent"))
+    package var volume: Int?
+
+    @Flag(name: .customLong("skip-silence"), inversion: .prefixedNo,
+          help: "Cut pauses longer than 0.6 s to 0.3 s (key S); kept for the next time.")
+    package var skipSilence: Bool?
+
+    @Flag(name: .customLong("normalize"), inversion: .prefixedNo,
+          help: "Even out the loudness towards -20 dBFS (quiet books louder); kept for the next time.")
+    package var normalize: Bool?
+
     package func validate() throws {
         if let from, Clock.parse(from) == nil { throw ValidationError("--from takes a time like 1:02:30, 45:00 or 90s") }
         for (name, value) in [("--for", limit), ("--sleep", sleep), ("--skip", skip)] {
@@ -42,7 +59,17 @@ package struct ListenArguments: ParsableArguments {
         }
         if let chapter, chapter < 1 { throw ValidationError("--chapter counts from 1") }
         if from != nil && chapter != nil { throw ValidationError("give --from or --chapter, not both") }
-        if let speed, !(0.5...3.0).contains(speed) { throw ValidationError("--speed must be 0.5 to 3.0") }
+        if let speed, !(0.5...4.0).contains(speed) { throw ValidationError("--speed must be 0.5 to 4.0") }
+        if let volume, !(0...200).contains(volume) { throw ValidationError("--volume must be 0 to 200") }
+        if let rewind, Self.rewindChoices(rewind) == nil {
+            throw ValidationError("--rewind takes auto, off or a length like 20s")
+        }
+    }
+
+    /// Whether `--rewind` is auto, off, or a length (ShelfListen's `Rewind` reads it).
+    static func rewindChoices(_ text: String) -> String? {
+        if ["auto", "off"].contains(text.lowercased()) { return text }
+        return (Clock.parse(text) ?? -1) >= 0 ? text : nil
     }
 
     /// The help both commands show.
@@ -57,17 +84,31 @@ package struct ListenArguments: ParsableArguments {
         a zip of them (no table of contents of its own) takes its chapters from the files: m4b chapter atoms, ID3v2 chapters, \
         Vorbis and Opus chapter comments.
 
+        COMFORTS
+        After a pause the player goes back a little, as the listener has lost the thread: with --rewind \
+        auto (the default) nothing after a pause under 3 s, 10 s under 5 minutes, 20 s under 30 minutes, \
+        else 30 s; --rewind 15s goes back that much after any pause of 3 s or more; --rewind off never. \
+        It counts every pause: space, MPRIS, the sleep timer, Ctrl-Z, a lost audio device, and the time \
+        between sessions; never before the start of the book, and it says so ("Back 20 s after a \
+        12-minute pause."). --skip-silence (key S) cuts pauses in the recording longer than 0.6 s to \
+        0.3 s; positions stay in the book's time and the screen counts the time saved. --normalize evens \
+        out the loudness towards -20 dBFS (quiet recordings up to four times louder). The three are kept \
+        for the next time (--no-skip-silence, --no-normalize turn them off). Time left, on the screen and \
+        in shelf position, is at the speed playing.
+
         KEYS
           space  play or pause          ← →  back or forward 30 s (--skip, kept)
           ↑ ↓    back or forward 5 min  , .  back or forward 5 s
           n p    next chapter, start of this (or the previous) chapter
-          [ ]    speed −/+ 0.25×        t    table of contents (chapters not downloaded cannot be picked)
+          [ ]    speed −/+ 0.25×        { }  speed −/+ 0.05× (0.5× to 4×, pitch kept)
+          t      table of contents (chapters not downloaded cannot be picked)
           g      go to a time: 1:23:00, 83:00, 45 (seconds) or 50%
           s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
           b      bookmark, named        F    mark finished (asks y/N)
           B      bookmarks: every device's; enter jumps there, d deletes (here and on the library)
           j x    go to, or stay away from, the place another device offered
-          9 0    volume −/+ 10%         m    mute or unmute
+          9 0    volume −/+ 10%, to 200% (a limiter keeps it from clipping)
+          m      mute or unmute         S    skip silence on or off (kept)
           Ctrl-Z suspend, paused (fg brings it back)
           ?      help                   q    quit
 
@@ -93,7 +134,7 @@ package struct ListenArguments: ParsableArguments {
         org.mpris.MediaPlayer2.shelf on the session bus, so media keys, playerctl (playerctl \
         --player=shelf play-pause) and desktop widgets drive it: play, pause, next and previous \
         chapter, seek and set the position within the book (one track, the whole book), rate (the \
-        speed, 0.5× to 3×), volume and quit. Stop pauses and saves the position (the book keeps its \
+        speed, 0.5× to 4×), volume (0 to 2, where 1 is the recording's own level) and quit. Stop pauses and saves the position (the book keeps its \
         place) and reports Stopped until played again. The metadata gives the chapter as the title, \
         the book as the album, its authors as the artist, its length, and the cover if one was \
         downloaded. Without a session bus there is no MPRIS and no error; a bus that goes away while \

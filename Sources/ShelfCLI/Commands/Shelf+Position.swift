@@ -79,6 +79,14 @@ extension Shelf {
                                 age < 7 * 86_400 ? Output.relative(device.at, now: now) : Output.timestamp(device.at)]
                     })
             }
+            // What is left, as the listener will wait it: at the book's speed.
+            if let total = report.duration, let here = report.devices.first(where: \.thisDevice)?.bookSeconds,
+                report.consumption != .finished
+            {
+                let left = max(0, total - here)
+                Output.line("Left: \(Clock.format(left / report.speed))"
+                            + (report.speed != 1 ? " at \(Clock.speed(report.speed)) (\(Clock.format(left)) at 1×)" : "") + ".")
+            }
             if !report.sessions.isEmpty {
                 Output.line("")
                 Output.table(["LAST SESSIONS", "HEARD", "FROM", "TO", "SPEED"], report.sessions.map { session in
