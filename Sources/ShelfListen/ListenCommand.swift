@@ -27,7 +27,10 @@ public struct ListenCommand: ParsableCommand {
             let options = ListenOptions(
                 from: arguments.from.flatMap(Clock.parse), chapter: arguments.chapter, speed: arguments.speed,
                 screen: !arguments.noUI && Terminal.isInteractive, limit: arguments.limit.flatMap(Clock.parse),
-                sleep: arguments.sleep.flatMap(Clock.parse),
+                sleep: arguments.sleep.flatMap { text in
+                    if case .set(let request) = SleepTimer.parse(text) { return request }
+                    return nil
+                },
                 skip: try ListenOptions.skip(asked: arguments.skip.flatMap(Clock.parse), store: store),
                 rewind: (try? Rewind.chosen(asked: arguments.rewind.flatMap(Rewind.init), store: store)) ?? .auto,
                 skipSilence: ListenOptions.switched(

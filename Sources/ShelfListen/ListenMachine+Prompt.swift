@@ -19,6 +19,8 @@ extension ListenMachine {
             case bookmark(Place)
             /// `F`: yes or no; `y` answers at once, any other key is no.
             case finish
+            /// `s`: the sleep timer, in minutes or chapters.
+            case sleep
         }
 
         var purpose: Purpose
@@ -31,6 +33,7 @@ extension ListenMachine {
         case .goTo: "Go to (1:23:00, 83:00, 45 or 50%):"
         case .bookmark(let place): "Bookmark at \(Clock.format(timeline.bookTime(place.position))), name (enter to skip):"
         case .finish: "Mark \(book.summary.title) finished? (y/N)"
+        case .sleep: "Sleep after (minutes, 1h, c = this chapter, 2c = two chapters, off; enter = chapter end):"
         }
         mode = .prompt(Prompt(purpose: purpose, question: question))
         message = nil
@@ -82,6 +85,8 @@ extension ListenMachine {
             return [.addBookmark(place, name: text.isEmpty ? nil : text)] + push()
         case .finish:
             return []
+        case .sleep:
+            return setSleepTimer(SleepTimer.parse(text))
         }
     }
 

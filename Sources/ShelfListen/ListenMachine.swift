@@ -23,8 +23,13 @@ struct ListenMachine {
     private(set) var speed = 1.0
     var mode = Mode.player
     private(set) var tocSelection = 0
-    private(set) var sleep: SleepTimer?
-    private(set) var sleepStep = -1
+    /// The page of the help shown, when it needs more than one (the screen wraps it round).
+    private(set) var helpPage = 0
+    /// A chapter number being typed in the contents.
+    private(set) var tocTyped = ""
+    var sleep: SleepTimer?
+    /// Asked with `--sleep` in chapters: set once the chapter playing is known.
+    private var sleepRequest: SleepTimer.Request?
     /// The volume the patron chose (0…1, in steps of 0.1) and whether it is muted; the sleep timer's fade scales it.
     var volume = 1.0
     var muted = false
@@ -78,7 +83,7 @@ struct ListenMachine {
         self.book = book
         self.timeline = timeline
         player = Snapshot(now: now, position: PlaybackPosition(part: 0, seconds: 0), state: .stopped)
-        sleep = options.sleep.map { .seconds($0) }
+        if case .seconds(let seconds)? = options.sleep { sleep = .seconds(seconds) } else { sleepRequest = options.sleep }
         download = downloading ? .running : nil
         lastPush = now
         lastTick = now
@@ -182,6 +187,10 @@ struct ListenMachine {
         }
         if let note { show(note) }
         if let note = timeline.notes.first { show(note) }
+        if case .chapters(let count)? = sleepRequest {
+            sleep = sleepTimer(.chapters(count), at: start)
+            sleepRequest = nil
+        }
         if download == .running { effects.append(.fetchFirst([start.part, start.part + 1])) }
         return effects
     }
@@ -275,7 +284,7 @@ struct ListenMachine {
             self.sleep = .seconds(remaining)
         case .endOfChapter(let chapter):
             let current = timeline.chapter(at: position)
-            remaining = current != chapter ? 0 : (timeline.chapterEnd(chapter) - timeline.bookTime(position)) / speed
+            remaining = current > chapter ? 0 : (timeline.chapterEnd(chapter) - timeline.bookTime(position)) / speed
         }
         // The last few seconds fade out, so sleep does not come with a jolt.
         fade = min(1, max(0, remaining / 5))
@@ -286,6 +295,12 @@ struct ListenMachine {
             self.sleep = nil
             return effects + end(.slept)
         }
+        let why: String
+        if case .endOfChapter(let chapter) = sleep {
+            why = "Sleep timer: paused at the end of \(ListenScreen.chapterLabel(chapter, of: book))"
+        } else {
+            why = "Sleep timer: paused"
+        }
         effects += pause()
         let here = player.position
         // Drops what the device still holds, so playing again starts where the timer paused.
@@ -293,9 +308,10 @@ struct ListenMachine {
         fade = 1
         effects.append(.setVolume(heardVolume))
         self.sleep = nil
-        sleepStep = -1
         effects += save(force: true) + push()
-        return effects + say("Sleep timer: paused at \(Clock.format(timeline.bookTime(here))); the position is saved.")
+        // Shown until played again: the listener who wakes sees why it stopped.
+        show("\(why) at \(Clock.format(timeline.bookTime(here))); the position is saved. Space plays on.", seconds: 24 * 3600)
+        return effects
     }
 
     private mutating func deviceLost() -> [Effect] {
@@ -318,7 +334,12 @@ struct ListenMachine {
         if key == .suspend { return suspend() }
         switch mode {
         case .help:
-            mode = .player
+            // ↓ and ↑ turn the pages of a help too long for the window; any other key goes back.
+            switch key {
+            case .down, .character("j"): helpPage += 1
+            case .up, .character("k"): helpPage -= 1
+            default: mode = .player
+            }
             return []
         case .contents:
             return handleContents(key, onDisk: onDisk)
@@ -352,8 +373,10 @@ struct ListenMachine {
         case .character("S"): return toggleSkipSilence()
         case .character("t"):
             mode = .contents
+            tocTyped = ""
             tocSelection = max(0, timeline.chapter(at: here))
-        case .character("s"): return stepSleepTimer()
+        case .character("s"): return ask(.sleep)
+        case .character("+"): return addToSleepTimer()
         case .character("b"): return ask(.bookmark(place(here)))
         case .character("g"): return ask(.goTo)
         case .character("F"): return ask(.finish)
@@ -363,7 +386,9 @@ struct ListenMachine {
         case .character("B"): return openBookmarks()
         case .character("j"): return jumpToOffer()
         case .character("x"): return stayHere()
-        case .character("?"), .character("h"): mode = .help
+        case .character("?"), .character("h"):
+            mode = .help
+            helpPage = 0
         default: break
         }
         return []
@@ -371,18 +396,46 @@ struct ListenMachine {
 
     private mutating func handleContents(_ key: Key, onDisk: Set<Int>) -> [Effect] {
         switch key {
-        case .up, .character("k"): tocSelection = max(0, tocSelection - 1)
-        case .down, .character("j"): tocSelection = min(book.chapters.count - 1, tocSelection + 1)
+        case .character(let digit) where digit.isASCII && digit.isNumber:
+            // A chapter number, as a person counts them: the selection follows what is typed.
+            let numbers = ChapterNumbers(book: book)
+            var typed = tocTyped + String(digit)
+            if Int(typed).flatMap(numbers.entry(numbered:)) == nil { typed = String(digit) }
+            guard let number = Int(typed), let entry = numbers.entry(numbered: number) else {
+                tocTyped = ""
+                show("There is no chapter \(typed) (chapters 1 to \(numbers.count)).")
+                return []
+            }
+            tocTyped = typed
+            tocSelection = entry
+        case .backspace:
+            tocTyped = String(tocTyped.dropLast())
+        case .up, .character("k"):
+            tocTyped = ""
+            tocSelection = max(0, tocSelection - 1)
+        case .down, .character("j"):
+            tocTyped = ""
+            tocSelection = min(book.chapters.count - 1, tocSelection + 1)
         case .enter:
+            tocTyped = ""
             let chapter = book.chapters[tocSelection]
             guard onDisk.contains(chapter.part) else {
                 let progress = book.parts[chapter.part].progress.map { ": \($0) downloaded" } ?? ""
-                show("Chapter \(tocSelection + 1) is not downloaded yet (part \(chapter.part + 1)\(progress)).")
+                show("\(chapter.title) is not downloaded yet (part \(chapter.part + 1)\(progress)).")
                 return []
             }
             mode = .player
-            return jump(toChapter: tocSelection)
-        case .escape, .character("t"), .character("q"): mode = .player
+            // Enter plays: from a pause too, as a music player's list does.
+            let paused = player.state == .paused
+            let effects = jump(toChapter: tocSelection)
+            guard paused else { return effects }
+            remoteStopped = false
+            pausedAt = nil
+            player.state = .playing
+            return effects + [.play]
+        case .escape, .character("t"), .character("q"):
+            tocTyped = ""
+            mode = .player
         default: break
         }
         return []
@@ -402,6 +455,8 @@ struct ListenMachine {
             return seek(to: PlaybackPosition(part: 0, seconds: 0)) + [.play]
         case .paused:
             player.state = .playing
+            // What was said about the pause ("Paused while suspended", the sleep timer's line) is over.
+            message = nil
             // Playing on after `F`: the book is in progress again.
             if markedFinished {
                 markedFinished = false
@@ -450,23 +505,65 @@ struct ListenMachine {
         return [.setSpeed(wanted), .saveSpeed(wanted)]
     }
 
-    private mutating func stepSleepTimer() -> [Effect] {
-        sleepStep += 1
-        if sleepStep >= SleepTimer.steps.count {
-            sleepStep = -1
+    /// The timer a request makes from `position`: N chapters end at the end of the chapter N − 1 after this one
+    /// (at most the last).
+    func sleepTimer(_ request: SleepTimer.Request, at position: PlaybackPosition) -> SleepTimer {
+        switch request {
+        case .seconds(let seconds): return .seconds(seconds)
+        case .chapters(let count):
+            return .endOfChapter(min(book.chapters.count - 1, max(0, timeline.chapter(at: position)) + count - 1))
+        }
+    }
+
+    /// The answer to `s`: a timer set (and said), or off.
+    mutating func setSleepTimer(_ answer: SleepTimer.Answer) -> [Effect] {
+        switch answer {
+        case .invalid:
+            show("Type minutes (20), a length (1h), c for this chapter's end, 3c for three chapters, or off.")
+            return []
+        case .off:
             sleep = nil
             show("Sleep timer off.")
             fade = 1
             return [.setVolume(heardVolume)]
+        case .set(let request):
+            let timer = sleepTimer(request, at: player.position)
+            sleep = timer
+            fade = 1
+            switch timer {
+            case .seconds(let seconds):
+                show("Sleep timer: \(Self.minutesLabel(seconds)) of listening (+ adds 5 minutes).")
+            case .endOfChapter(let chapter):
+                let count = chapter - max(0, timeline.chapter(at: player.position)) + 1
+                show(count <= 1 ? "Sleep timer: end of this chapter." :
+                        "Sleep timer: end of \(ListenScreen.chapterLabel(chapter, of: book)), \(count) chapters.")
+            }
+            return [.setVolume(heardVolume)]
         }
-        if let seconds = SleepTimer.steps[sleepStep] {
-            sleep = .seconds(seconds)
-            show("Sleep timer: \(Int(seconds / 60)) minutes.")
-        } else {
-            sleep = .endOfChapter(timeline.chapter(at: player.position))
-            show("Sleep timer: end of this chapter.")
+    }
+
+    /// `+`: five more minutes (a chapter timer becomes the time to its end, plus five minutes).
+    mutating func addToSleepTimer() -> [Effect] {
+        let left: Double
+        switch sleep {
+        case .seconds(let seconds)?: left = seconds
+        case .endOfChapter(let chapter)?:
+            left = max(0, timeline.chapterEnd(chapter) - timeline.bookTime(player.position)) / speed
+        case nil: left = 0
         }
-        return []
+        sleep = .seconds(left + 5 * 60)
+        fade = 1
+        show("Sleep timer: \(Clock.format(left + 5 * 60)) left.")
+        return [.setVolume(heardVolume)]
+    }
+
+    /// "20 minutes", "1 minute", "1:30:00".
+    static func minutesLabel(_ seconds: Double) -> String {
+        let minutes = seconds / 60
+        if minutes == minutes.rounded() && minutes < 600 {
+            return minutes == 1 ? "1 minute" : "\(Int(minutes)) minutes"
+        }
+        return Clock.format(seconds)
     }
 
     // MARK: - Effects on the player, as the machine sees them

@@ -14,8 +14,8 @@ struct ListenOptions {
     var screen: Bool
     /// Stop after this much listening (seconds of playing, pauses not counted).
     var limit: Double?
-    /// A sleep timer set from the start.
-    var sleep: Double?
+    /// A sleep timer set from the start (`--sleep 30m`, `--sleep chapter`, `--sleep 2c`).
+    var sleep: SleepTimer.Request?
     /// What ←/→ skip, in seconds (`--skip`, kept for next time).
     var skip: Double = ListenOptions.defaultSkip
     /// How far back to go on playing after a pause (`--rewind`, kept).
@@ -56,13 +56,45 @@ enum ListenOutcome: Equatable {
     }
 }
 
-/// The sleep timer: a number of seconds of playing left, or the end of a chapter.
+/// The sleep timer: a number of seconds of playing left (they run only while playing), or the end of a chapter (by
+/// index: the end of the chapter playing, or of one a few chapters on).
 enum SleepTimer: Equatable {
     case seconds(Double)
     case endOfChapter(Int)
 
-    /// The choices `s` steps through, after off.
-    static let steps: [Double?] = [15 * 60, 30 * 60, 45 * 60, 60 * 60, nil]
+    /// What the patron asks for, before the chapter playing is known.
+    enum Request: Equatable {
+        case seconds(Double)
+        /// The end of this many chapters, the one playing the first.
+        case chapters(Int)
+    }
+
+    /// What `s` and `--sleep` take: minutes ("20", "1.5"), a length ("1h", "45m", "90s", "1:30:00"), "c" or
+    /// "chapter" for the end of this chapter, "2c" or "2 chapters" for two; "off" and "0" turn the timer off (nil).
+    /// Empty is the end of this chapter. Throws nothing: a text that is none of these is `.invalid`.
+    enum Answer: Equatable {
+        case set(Request)
+        case off
+        case invalid
+    }
+
+    static func parse(_ text: String) -> Answer {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if text.isEmpty || ["c", "chapter", "end of chapter"].contains(text) { return .set(.chapters(1)) }
+        if ["off", "0", "no"].contains(text) { return .off }
+        for suffix in [" chapters", "chapters", " chapter", "chapter", "c"] where text.hasSuffix(suffix) {
+            guard let count = Int(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), count > 0 else {
+                return .invalid
+            }
+            return .set(.chapters(count))
+        }
+        if text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }) {
+            guard let minutes = Double(text), minutes.isFinite, minutes > 0 else { return .invalid }
+            return .set(.seconds(minutes * 60))
+        }
+        guard let seconds = Clock.parse(text), seconds > 0 else { return .invalid }
+        return .set(.seconds(seconds))
+    }
 }
 
 /// Why `shelf listen` cannot play a title.

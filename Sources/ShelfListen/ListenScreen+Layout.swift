@@ -74,35 +74,57 @@ extension ListenScreen {
             return lines
         }
 
-        /// The help: one column with spacing when it fits; without blank lines when rows are short; in two columns
-        /// when still too short and wide enough; else as many keys as fit, and where to see the rest.
-        static func help(_ entries: [(keys: String, what: String)], rows: Int, columns: Int) -> [String] {
+        /// The help: one column with spacing when it fits; without blank lines when rows are short; entries wrapped
+        /// at the window's width (never cut); and in pages when still too long (`page` counts from 0, and wraps).
+        static func help(_ entries: [(keys: String, what: String)], rows: Int, columns: Int, page: Int = 0) -> [String] {
             let keyWidth = (entries.map { TextWidth.of($0.keys) }.max() ?? 0) + 2
-            let entry = { (item: (keys: String, what: String)) in
-                item.keys + String(repeating: " ", count: max(0, keyWidth - TextWidth.of(item.keys))) + item.what
+            let room = max(8, columns - 2 - keyWidth)
+            // Each entry as its lines, so that a page never splits one.
+            let blocks: [[String]] = entries.map { item in
+                wrap(item.what, width: room).enumerated().map { index, line in
+                    let keys = index == 0 ? item.keys : ""
+                    return "  " + keys + String(repeating: " ", count: max(0, keyWidth - TextWidth.of(keys))) + line
+                }
             }
+            let body = blocks.flatMap { $0 }
+            let spacious = ["", "  " + Output.bold("Keys"), ""] + body + ["", "  Press any key to go back."]
+            let compact = ["  " + Output.bold("Keys") + " (any key goes back)"] + body
             let lines: [String]
-            let spacious = ["", "  " + Output.bold("Keys"), ""] + entries.map { "  " + entry($0) } + ["", "  Press any key to go back."]
-            let compact = ["  " + Output.bold("Keys") + " (any key goes back)"] + entries.map { "  " + entry($0) }
             if spacious.count <= rows {
                 lines = spacious
             } else if compact.count <= rows {
                 lines = compact
-            } else if 1 + (entries.count + 1) / 2 <= rows && columns >= 60 {
-                let half = (entries.count + 1) / 2
-                let width = columns / 2
-                lines = [compact[0]] + (0..<half).map { row in
-                    let left = TextWidth.fit(" " + entry(entries[row]), to: width - 1)
-                    let padding = String(repeating: " ", count: max(0, width - TextWidth.of(left)))
-                    let right = row + half < entries.count ? entry(entries[row + half]) : ""
-                    return left + padding + right
-                }
             } else {
-                let room = max(0, rows - 1)
-                let shown = compact.prefix(room)
-                lines = Array(shown) + (room < compact.count ? ["  … more in a taller window"] : [])
+                // Pages of whole entries under a heading, with how to turn them.
+                let per = max(1, rows - 2)
+                var pages: [[String]] = [[]]
+                for block in blocks {
+                    if !pages[pages.count - 1].isEmpty && pages[pages.count - 1].count + block.count > per { pages.append([]) }
+                    pages[pages.count - 1] += block
+                }
+                let shown = ((page % pages.count) + pages.count) % pages.count
+                lines = ["  " + Output.bold("Keys") + " \(shown + 1)/\(pages.count)"] + pages[shown]
+                    + ["  ↓ ↑ pages · other keys: back"]
             }
             return lines.prefix(rows).map { TextWidth.fit($0, to: columns) }
+        }
+
+        /// `text` in lines of at most `width` columns, broken between words (a word longer than the width is cut).
+        static func wrap(_ text: String, width: Int) -> [String] {
+            var lines: [String] = []
+            var current = ""
+            for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
+                if current.isEmpty {
+                    current = word
+                } else if TextWidth.of(current) + 1 + TextWidth.of(word) <= width {
+                    current += " " + word
+                } else {
+                    lines.append(current)
+                    current = word
+                }
+            }
+            if !current.isEmpty || lines.isEmpty { lines.append(current) }
+            return lines
         }
     }
 }

@@ -11,14 +11,15 @@ enum ListenScreen {
         let rows = max(1, rows)
         let columns = max(1, columns)
         switch machine.mode {
-        case .help: return help(skip: skip, rows: rows, columns: columns)
+        case .help: return help(skip: skip, rows: rows, columns: columns, page: machine.helpPage)
         case .bookmarks:
             let lines = bookmarks(machine.sync.bookmarks, book: machine.book, timeline: timeline, selection: machine.sync.selection,
                                   message: machine.message?.text, rows: rows)
             return lines.prefix(rows).map { TextWidth.fit($0, to: columns) }
         case .contents:
             let lines = contents(book: machine.book, timeline: timeline, selection: machine.tocSelection,
-                                 current: timeline.chapter(at: machine.player.position), message: machine.message?.text, rows: rows)
+                                 current: timeline.chapter(at: machine.player.position), message: machine.message?.text, rows: rows,
+                                 typed: machine.tocTyped)
             return lines.prefix(rows).map { TextWidth.fit($0, to: columns) }
         case .player, .prompt:
             var message = machine.message?.text
@@ -47,7 +48,8 @@ enum ListenScreen {
         let chapterStart = timeline.chapterStart(chapterIndex)
         let chapterLength = timeline.chapterEnd(chapterIndex) - chapterStart
         let total = timeline.total
-        let percent = total > 0 ? Int(time / total * 100) : 0
+        // The end is 100%, though the last frame heard may be a hair before it.
+        let percent = state == .finished ? 100 : total > 0 ? Int(time / total * 100) : 0
         let byline = [summary.authors.isEmpty ? nil : "by \(summary.authors)",
                       summary.narrators.isEmpty ? nil : "read by \(summary.narrators)"].compactMap { $0 }.joined(separator: " · ")
         // Each line with its rank: when the window is short, the highest go first (see `Layout`).
@@ -68,7 +70,11 @@ enum ListenScreen {
         var status = [stateLabel(state), ListenMachine.speedLabel(speed)]
         switch sleep {
         case .seconds(let left)?: status.append("sleep in \(Clock.format(max(0, left)))")
-        case .endOfChapter?: status.append("sleep at chapter end")
+        case .endOfChapter(let chapter)?:
+            let current = max(0, timeline.chapter(at: position))
+            let left = max(0, timeline.chapterEnd(chapter) - time) / speed
+            status.append(chapter <= current ? "sleep at chapter end (\(Clock.format(left)))"
+                          : "sleep after \(chapter - current + 1) chapters (\(Clock.format(left)))")
         case nil: break
         }
         if let volume { status.append(volume) }
@@ -82,10 +88,12 @@ enum ListenScreen {
         return Layout.fit(lines, hints: hints(skip: skip), rows: rows, columns: width)
     }
 
-    /// "Chapter 1 (2 of 7)": the entry's own title, then where it is in the contents (whose first entry may be
-    /// opening credits, so its number is not the chapter's).
+    /// "Chapter 1 (1 of 6)": the entry's own title, then its number as a person counts chapters (opening credits
+    /// and the like have none, and are named alone).
     static func chapterLabel(_ index: Int, of book: Audiobook) -> String {
-        "\(book.chapters[index].title) (\(index + 1) of \(book.chapters.count))"
+        let numbers = ChapterNumbers(book: book)
+        guard let number = numbers.numbers[index] else { return book.chapters[index].title }
+        return "\(book.chapters[index].title) (\(number) of \(numbers.count))"
     }
 
     /// What ←/→ skip, as the hint and help say it: "10 s", "1:30".
@@ -115,10 +123,11 @@ enum ListenScreen {
     }
 
     static func contents(
-        book: Audiobook, timeline: Timeline, selection: Int, current: Int, message: String?, rows: Int
+        book: Audiobook, timeline: Timeline, selection: Int, current: Int, message: String?, rows: Int, typed: String = ""
     ) -> [String] {
-        var lines = ["", "  " + Output.bold("Contents") + " — ↑/↓ choose · enter play · t or esc back",
-                     "  " + (message ?? "")]
+        let numbers = ChapterNumbers(book: book)
+        let header = typed.isEmpty ? "↑/↓ or a number choose · enter play · t or esc back" : "chapter \(typed)▏ · enter play"
+        var lines = ["", "  " + Output.bold("Contents") + " — " + header, "  " + (message ?? "")]
         let room = max(3, rows - lines.count - 1)
         let first = min(max(0, selection - room / 2), max(0, book.chapters.count - room))
         for index in first..<min(book.chapters.count, first + room) {
@@ -128,8 +137,11 @@ enum ListenScreen {
             let availability = onDisk ? "" : "  (" + (part.progress.map { "downloading \($0)" } ?? "not downloaded") + ")"
             let marker = index == selection ? "›" : " "
             let playing = index == current ? "▶" : " "
-            let line = "\(marker)\(playing) \(String(format: "%3d", index + 1))  \(Clock.format(timeline.chapterStart(index)))  "
-                + chapter.title + availability
+            let number = numbers.numbers[index].map { String(format: "%3d", $0) } ?? "  ·"
+            let start = Clock.format(timeline.chapterStart(index))
+            let length = Clock.format(timeline.chapterEnd(index) - timeline.chapterStart(index))
+            let line = "\(marker)\(playing) \(number)  \(String(repeating: " ", count: max(0, 7 - start.count)))\(start)  "
+                + "\(String(repeating: " ", count: max(0, 7 - length.count)))\(length)  " + chapter.title + availability
             lines.append(index == selection ? Output.bold(line) : onDisk ? line : Output.dim(line))
         }
         return lines
@@ -147,7 +159,8 @@ enum ListenScreen {
             ("{ / }", "slower / faster by 0.05×"),
             ("g", "go to a time: 1:23:00, 83:00, 45 (s) or 50%"),
             ("t", "table of contents"),
-            ("s", "sleep timer: 15, 30, 45, 60 min, end of chapter, off"),
+            ("s", "sleep timer: minutes, 1h, c (chapter end), 3c (chapters), off"),
+            ("+", "five more minutes on the sleep timer"),
             ("b", "bookmark this place (a name is asked)"),
             ("B", "bookmarks: jump to one or delete it"),
             ("j / x", "go to / stay away from the place another device offered"),
@@ -161,7 +174,7 @@ enum ListenScreen {
         ]
     }
 
-    static func help(skip: Double, rows: Int = 24, columns: Int = 80) -> [String] {
-        Layout.help(helpEntries(skip: skip), rows: max(1, rows), columns: max(1, columns))
+    static func help(skip: Double, rows: Int = 24, columns: Int = 80, page: Int = 0) -> [String] {
+        Layout.help(helpEntries(skip: skip), rows: max(1, rows), columns: max(1, columns), page: page)
     }
 }

@@ -117,7 +117,7 @@ import Testing
         let here = session.position
         let expected: [Effect] = [.pause, session.save(here), .stopPlayer, .restoreTerminal,
             .errorLine("shelf: the files of The Test Book were removed (archived or returned) — the position is saved"),
-            .pushAndWait(seconds: 3), .line("Stopped at 0:40 of 2:00 (33%), in Chapter 2 (3 of 5). Position saved."),
+            .pushAndWait(seconds: 3), .line("Stopped at 0:40 of 2:00 (33%), in Chapter 2 (2 of 4). Position saved."),
             .end(.filesRemoved)]
         #expect(effects == expected)
         #expect(session.machine.outcome == .filesRemoved)

@@ -71,7 +71,7 @@ import Testing
 
     @Test func aLostDeviceWithoutAScreenEnds() {
         var session = Harness(screen: false)
-        let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."
+        let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (1 of 4). Position saved."
         #expect(session.send(.deviceLost(session.snapshot)) == [
             .pause, session.save(at(0, 15)),
             .errorLine("shelf: the audio device went away at 0:15; the position is saved. Run shelf listen again to go on."),

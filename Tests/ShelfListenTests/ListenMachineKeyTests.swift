@@ -53,7 +53,7 @@ import Testing
         }
     }
 
-    static let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."
+    static let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (1 of 4). Position saved."
 
     static var player: [Row] { [
         Row(" ") { [.pause, $0.save(at(0, 15)), .push] },
@@ -70,7 +70,8 @@ import Testing
         Row("}", message: "Speed 1.05×.") { _ in [.setSpeed(1.05), .saveSpeed(1.05)] },
         Row("S", message: "Skipping silence: pauses over 0.6 s are cut short.") { _ in [.setSkipSilence(true)] },
         Row("t", mode: .contents),
-        Row("s", message: "Sleep timer: 15 minutes."),
+        Row("s", mode: .prompt(.init(purpose: .sleep, question:
+            "Sleep after (minutes, 1h, c = this chapter, 2c = two chapters, off; enter = chapter end):"))),
         Row("b", mode: .prompt(.init(purpose: .bookmark(Harness().place(at(0, 15))),
                                      question: "Bookmark at 0:15, name (enter to skip):"))),
         Row("?", mode: .help),
@@ -148,8 +149,23 @@ import Testing
 
     @Test func everyKeyInTheContents() { check(Self.contents, in: .contents) }
 
+    @Test func upAndDownTurnTheHelpsPages() {
+        var session = Harness()
+        _ = session.key("?")
+        _ = session.key(.down)
+        _ = session.key("j")
+        #expect(session.machine.helpPage == 2 && session.machine.mode == .help)
+        _ = session.key(.up)
+        #expect(session.machine.helpPage == 1)
+        _ = session.key("q")
+        #expect(session.machine.mode == .player && session.machine.outcome == nil)
+        _ = session.key("?")
+        #expect(session.machine.helpPage == 0)
+    }
+
     @Test func everyKeyInTheHelpGoesBackToThePlayer() {
-        for key in Self.allKeys {
+        // ↑ ↓ j k turn the help's pages (ListenScreenLayoutTests).
+        for key in Self.allKeys where ![Key.up, .down, .character("j"), .character("k")].contains(key) {
             var session = Harness()
             _ = session.key("?")
             #expect(session.key(key) == [.redraw], "\(key)")
@@ -226,11 +242,11 @@ import Testing
         _ = session.key(.down)
         // Chapter 4 is in the third part, which is downloading; chapter 5's part has no progress to say.
         #expect(session.key(.enter) == [.redraw])
-        #expect(session.machine.message?.text == "Chapter 4 is not downloaded yet (part 3: 40% downloaded).")
+        #expect(session.machine.message?.text == "Chapter 3 is not downloaded yet (part 3: 40% downloaded).")
         #expect(session.machine.mode == .contents)
         _ = session.key(.down)
         #expect(session.key(.enter) == [.redraw])
-        #expect(session.machine.message?.text == "Chapter 5 is not downloaded yet (part 4).")
+        #expect(session.machine.message?.text == "Chapter 4 is not downloaded yet (part 4).")
         #expect(session.position == at(0, 15))
         // One on disk plays.
         _ = session.key(.up)
@@ -238,22 +254,38 @@ import Testing
         #expect(Array(session.key(.enter).dropLast()) == [.seek(at(1, 0)), session.save(at(1, 0))])
     }
 
-    @Test func theSleepTimerStepsThroughItsChoicesAndOff() {
+    /// `s` asks; minutes, lengths, chapters and off are answers; `+` adds five minutes.
+    @Test func theSleepTimerTakesMinutesChaptersAndOff() {
         var session = Harness()
-        let steps: [(String, SleepTimer?, [Effect])] = [
-            ("Sleep timer: 15 minutes.", .seconds(900), []),
-            ("Sleep timer: 30 minutes.", .seconds(1800), []),
-            ("Sleep timer: 45 minutes.", .seconds(2700), []),
-            ("Sleep timer: 60 minutes.", .seconds(3600), []),
-            ("Sleep timer: end of this chapter.", .endOfChapter(1), []),
-            ("Sleep timer off.", nil, [.setVolume(1)]),
-            ("Sleep timer: 15 minutes.", .seconds(900), []),
+        let answers: [(String, String, SleepTimer?)] = [
+            ("20", "Sleep timer: 20 minutes of listening (+ adds 5 minutes).", .seconds(1_200)),
+            ("1h", "Sleep timer: 60 minutes of listening (+ adds 5 minutes).", .seconds(3_600)),
+            ("7.5", "Sleep timer: 7:30 of listening (+ adds 5 minutes).", .seconds(450)),
+            ("", "Sleep timer: end of this chapter.", .endOfChapter(1)),
+            ("c", "Sleep timer: end of this chapter.", .endOfChapter(1)),
+            ("2c", "Sleep timer: end of Chapter 2 (2 of 4), 2 chapters.", .endOfChapter(2)),
+            ("3 chapters", "Sleep timer: end of Chapter 3 (3 of 4), 3 chapters.", .endOfChapter(3)),
+            // Past the last chapter: the end of the book.
+            ("40c", "Sleep timer: end of Chapter 4 (4 of 4), 4 chapters.", .endOfChapter(4)),
+            ("off", "Sleep timer off.", nil),
+            ("soon", "Type minutes (20), a length (1h), c for this chapter's end, 3c for three chapters, or off.", nil),
         ]
-        for (message, timer, effects) in steps {
-            #expect(Array(session.key("s").dropLast()) == effects, "\(message)")
-            #expect(session.machine.message?.text == message)
-            #expect(session.machine.sleep == timer, "\(message)")
+        for (answer, message, timer) in answers {
+            session.setSleep(answer)
+            #expect(session.machine.message?.text == message, "\(answer)")
+            #expect(session.machine.sleep == timer, "\(answer)")
+            #expect(session.machine.mode == .player)
         }
+        _ = session.key("+")
+        #expect(session.machine.sleep == .seconds(300))
+        #expect(session.machine.message?.text == "Sleep timer: 5:00 left.")
+        session.setSleep("10")
+        _ = session.key("+")
+        #expect(session.machine.sleep == .seconds(900))
+        // A chapter timer becomes the time to that chapter's end, plus five minutes (at the speed playing).
+        session.setSleep("c")
+        _ = session.key("+")
+        #expect(session.machine.sleep == .seconds(15 + 300))
     }
 
     @Test func withoutAScreenKeysDoNotRedraw() {

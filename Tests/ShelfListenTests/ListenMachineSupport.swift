@@ -61,7 +61,7 @@ struct Harness {
     init(screen: Bool = true, at position: PlaybackPosition = at(0, 15), speed: Double = 1, limit: Double? = nil,
          sleep: Double? = nil, downloading: Bool = false, book: Audiobook = TestBook.book(), timeline: Timeline? = nil,
          note: String? = nil, rewind: Rewind = .off) {
-        let options = ListenOptions(screen: screen, limit: limit, sleep: sleep, rewind: rewind)
+        let options = ListenOptions(screen: screen, limit: limit, sleep: sleep.map { .seconds($0) }, rewind: rewind)
         machine = ListenMachine(
             book: book, timeline: timeline ?? TestBook.timeline(book), options: options, downloading: downloading,
             now: Harness.start)
@@ -107,6 +107,20 @@ struct Harness {
     mutating func key(_ key: Key) -> [Effect] { send(.key(key, snapshot, onDisk: onDisk)) }
 
     mutating func key(_ character: Character) -> [Effect] { key(.character(character)) }
+
+    /// Types `text` and enter (for a prompt); the effects of the enter.
+    @discardableResult
+    mutating func type(_ text: String) -> [Effect] {
+        for character in text { _ = key(character) }
+        return key(.enter)
+    }
+
+    /// `s`, then `answer` and enter: the sleep timer as the patron sets it.
+    @discardableResult
+    mutating func setSleep(_ answer: String) -> [Effect] {
+        _ = key("s")
+        return type(answer)
+    }
 
     /// Lets `seconds` of the clock pass (the book moves on while playing), then ticks.
     @discardableResult
@@ -154,5 +168,5 @@ extension Harness {
     }
 
     /// What the session says when it stops where `waitingForPartThree` plays.
-    static let stoppedInPartTwo = "Stopped at 0:59 of 2:00 (49%), in Chapter 2 (3 of 5). Position saved."
+    static let stoppedInPartTwo = "Stopped at 0:59 of 2:00 (49%), in Chapter 2 (2 of 4). Position saved."
 }

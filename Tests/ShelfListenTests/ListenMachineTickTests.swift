@@ -55,7 +55,7 @@ import Testing
     @Test func aNewChapterIsSavedAndSaidWithoutAScreen() {
         var session = Harness(screen: false, at: at(0, 28))
         session.tick(after: 1)
-        #expect(session.tick(after: 1) == [session.save(at(1, 0)), .line("Chapter 2 (3 of 5) at 0:30.")])
+        #expect(session.tick(after: 1) == [session.save(at(1, 0)), .line("Chapter 2 (2 of 4) at 0:30.")])
         var screen = Harness(at: at(0, 28))
         screen.quietTick(after: 1)
         #expect(screen.quietTick(after: 1) == [screen.save(at(1, 0))])
@@ -69,7 +69,7 @@ import Testing
         #expect(session.tick(after: 1) == [.setVolume(1), session.save(at(0, 2))])
         #expect(session.tick(after: 1) == [.setVolume(0.8)])
         #expect(session.tick(after: 1) == [.setVolume(0.6), session.save(at(0, 4))])
-        #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 1 (2 of 5) at 0:05.")])
+        #expect(session.tick(after: 1) == [.setVolume(0.4), session.save(at(0, 5)), .line("Chapter 1 (1 of 4) at 0:05.")])
         #expect(session.tick(after: 1) == [.setVolume(0.2)])
         let ended = session.tick(after: 1)
         #expect(ended.prefix(2) == [.setVolume(0), .pause], "\(ended)")
@@ -107,7 +107,7 @@ import Testing
 
     @Test func theSleepTimerCanEndWithTheChapter() {
         var session = Harness(at: at(0, 20), speed: 2)
-        for _ in 0..<5 { _ = session.key("s") }
+        session.setSleep("c")
         #expect(session.machine.sleep == .endOfChapter(1))
         // Ten seconds of the chapter left at 2×: five of playing.
         #expect(session.quietTick(after: 1) == [.setVolume(0.8), session.save(at(0, 22))])
@@ -116,11 +116,39 @@ import Testing
         #expect(session.quietTick(after: 1.5) == [
             .setVolume(0), .pause, .seek(at(1, 1)), .setVolume(1), session.save(at(1, 1)), .push, session.save(at(1, 1)),
         ])
-        #expect(session.machine.message?.text == "Sleep timer: paused at 0:31; the position is saved.")
-        #expect(session.machine.sleepStep == -1)
-        // `s` starts again from the first choice.
-        _ = session.key("s")
-        #expect(session.machine.sleep == .seconds(900))
+        #expect(session.machine.message?.text
+                == "Sleep timer: paused at the end of Chapter 1 (1 of 4) at 0:31; the position is saved. Space plays on.")
+        #expect(session.machine.sleep == nil)
+        // The line stays until the listener wakes (a day), and the timer is set afresh.
+        session.quietTick(after: 8 * 3_600)
+        #expect(session.machine.message?.text.hasPrefix("Sleep timer: paused at the end of Chapter 1") == true)
+        session.setSleep("2c")
+        #expect(session.machine.sleep == .endOfChapter(3))
+    }
+
+    /// Two chapters: the first chapter's end passes, the second's pauses.
+    @Test func theSleepTimerCanEndAfterSeveralChapters() {
+        var session = Harness(at: at(0, 25), rewind: .off)
+        session.setSleep("2c")
+        #expect(session.machine.sleep == .endOfChapter(2))
+        for _ in 0..<40 { session.quietTick(after: 0.25) }
+        #expect(session.state == .playing && session.machine.sleep == .endOfChapter(2))
+        for _ in 0..<200 where session.state == .playing { session.quietTick(after: 0.25) }
+        #expect(session.state == .paused)
+        #expect(session.timeline.chapter(at: session.position) == 3)
+        #expect(session.machine.message?.text.hasPrefix("Sleep timer: paused at the end of Chapter 2 (2 of 4)") == true)
+    }
+
+    /// `--sleep 2c`: the chapter is counted from where the session starts.
+    @Test func sleepInChaptersFromTheCommandLineCountsFromTheStart() {
+        let book = TestBook.book()
+        var options = ListenOptions(screen: false)
+        options.sleep = .chapters(2)
+        var machine = ListenMachine(book: book, timeline: TestBook.timeline(book), options: options, downloading: false,
+                                    now: Harness.start)
+        _ = machine.handle(.started(at: at(1, 5), speed: 1, note: nil,
+                                    ListenMachine.Snapshot(now: Harness.start, position: at(1, 5), state: .playing)))
+        #expect(machine.sleep == .endOfChapter(3))
     }
 
     @Test func listeningStopsAtTheLimitCountingOnlyPlaying() {
@@ -129,7 +157,7 @@ import Testing
         session.state = .paused
         session.tick(after: 100)
         session.state = .playing
-        let line = "Listened for 0:05; Stopped at 0:20 of 2:00 (16%), in Chapter 1 (2 of 5). Position saved."
+        let line = "Listened for 0:05; Stopped at 0:20 of 2:00 (16%), in Chapter 1 (1 of 4). Position saved."
         #expect(session.tick(after: 1) == [.pause] + session.ending(.limitReached, at: at(0, 20), line: line, screen: false))
         #expect(session.machine.outcome == .limitReached)
     }
@@ -168,7 +196,7 @@ import Testing
     }
 
     @Test func signalsAndAClosedTerminalEndWithTheirOutcome() {
-        let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (2 of 5). Position saved."
+        let stopped = "Stopped at 0:15 of 2:00 (12%), in Chapter 1 (1 of 4). Position saved."
         for number in [SIGTERM, SIGHUP, SIGINT] {
             var session = Harness()
             #expect(session.send(.signal(number, session.snapshot)) == [.pause] + session.ending(.signal(number), at: at(0, 15), line: stopped))

@@ -80,3 +80,40 @@ import Testing
         #expect(session.key(" ").filter { $0 != .redraw } == [.play, .pullRemote])
     }
 }
+
+/// The small things on the screen: a line about a pause goes when playing goes on, the end is 100%, and one rounding
+/// rule for every time shown.
+@Suite(.timeLimit(.minutes(5))) struct ListenScreenDetailTests {
+    @Test func thePausesLineClearsWhenPlayingAgain() {
+        var session = Harness(at: at(1, 0))
+        _ = session.key(.suspend)
+        #expect(session.machine.message?.text == "Paused while suspended. Press space to play.")
+        _ = session.key(" ")
+        #expect(session.machine.message == nil)
+        #expect(session.state == .playing)
+    }
+
+    @Test func theEndReadsAHundredPercent() {
+        let session = Harness(at: at(3, 29.97))
+        let screen = ListenScreen.player(
+            book: session.machine.book, timeline: session.timeline, position: at(3, 29.97), state: .finished, speed: 1,
+            sleep: nil, downloading: false, message: nil, width: 80)
+        #expect(screen.contains { $0.contains("book     1:59 / 2:00   −0:00   100%") }, "\(screen)")
+    }
+
+    @Test func timeLeftIsAtTheSpeedPlaying() {
+        let session = Harness(at: at(0, 15))
+        let screen = ListenScreen.player(
+            book: session.machine.book, timeline: session.timeline, position: at(0, 15), state: .playing, speed: 3,
+            sleep: nil, downloading: false, message: nil, width: 80)
+        // 1:45 of the book left is 0:35 at 3×; 15 s of the chapter is 5.
+        #expect(screen.contains { $0.contains("book     0:15 / 2:00   −0:35") }, "\(screen)")
+        #expect(screen.contains { $0.contains("chapter  0:10 / 0:25   −0:05") }, "\(screen)")
+    }
+
+    @Test func aTimeAMillisecondShortOfASecondIsThatSecond() {
+        #expect(Clock.format(129.9995) == "2:10")
+        #expect(Clock.format(129.99) == "2:09")
+        #expect(Clock.format(3_599.9996) == "1:00:00")
+    }
+}

@@ -56,7 +56,7 @@ import Testing
     @Test func at80x24EverythingShowsWithHelpAndQuit() {
         let screen = lines(Harness(), rows: 24, columns: 80)
         let text = screen.joined(separator: "\n")
-        for wanted in ["The Test Book", "by A. Writer · read by A. Reader", "Chapter 1 (2 of 5)", "chapter  0:10 / 0:25   −0:15",
+        for wanted in ["The Test Book", "by A. Writer · read by A. Reader", "Chapter 1 (1 of 4)", "chapter  0:10 / 0:25   −0:15",
                        "book     0:15 / 2:00   −1:45   12%", "█", "▶ playing · 1.0×", "? help", "q quit", "space pause",
                        "←/→ 30 s", "↑/↓ 5 min", "g go to", "b bookmark", "F finished"] {
             #expect(text.contains(wanted), "\(wanted) in\n\(text)")
@@ -69,11 +69,11 @@ import Testing
 
     @Test func at60x15TheEssentialsStay() {
         var session = Harness()
-        _ = session.key("s")
+        session.setSleep("15")
         let screen = lines(session, rows: 15, columns: 60)
         let text = screen.joined(separator: "\n")
         #expect(screen.count <= 15)
-        for wanted in ["The Test Book", "Chapter 1 (2 of 5)", "book     0:15 / 2:00", "▶ playing", "Sleep timer: 15 minutes.",
+        for wanted in ["The Test Book", "Chapter 1 (1 of 4)", "book     0:15 / 2:00", "▶ playing", "Sleep timer: 15 minutes",
                        "? help · q quit"] {
             #expect(text.contains(wanted), "\(wanted) in\n\(text)")
         }
@@ -83,10 +83,10 @@ import Testing
     /// the title, chapter, book time, play state, message and `? help · q quit` stay down to six rows.
     @Test func linesGoInOrderOfLeastUse() {
         var session = Harness()
-        _ = session.key("s")
+        session.setSleep("15")
         var previous = Int.max
         var lost: [String] = []
-        let watched = ["read by", "chapter  ", "░", "The Test Book", "Chapter 1 (2 of 5)", "book  ", "▶ playing", "Sleep timer",
+        let watched = ["read by", "chapter  ", "░", "The Test Book", "Chapter 1 (1 of 4)", "book  ", "▶ playing", "Sleep timer",
                        "? help · q quit"]
         for rows in stride(from: 24, through: 1, by: -1) {
             let text = lines(session, rows: rows, columns: 80).joined(separator: "\n")
@@ -116,21 +116,31 @@ import Testing
         #expect(ListenScreen.skipLabel(10) == "10 s" && ListenScreen.skipLabel(45.4) == "45 s")
     }
 
-    @Test func theHelpFitsEveryKeyAt80x24AndAt60x15() {
-        var session = Harness()
-        _ = session.key("?")
-        for (rows, columns) in [(24, 80), (15, 60)] {
-            let text = lines(session, rows: rows, columns: columns).joined(separator: "\n")
-            for keys in ["space", "← / →", "↑ / ↓", ", / .", "n / p", "[ / ]", "g ", "t ", "s ", "b ", "F ", "Ctrl-Z", "?", "q "] {
-                #expect(text.contains(keys), "\(keys) at \(columns)×\(rows):\n\(text)")
+    /// Every key and every word of what it does is on the help at 80×24, 60×20 and 40×10: wrapped, never cut, in
+    /// pages turned with ↓ when it is too long for the window.
+    @Test func theHelpShowsEveryKeyWhollyAtEverySize() {
+        let entries = ListenScreen.helpEntries(skip: 30)
+        for (rows, columns) in [(24, 80), (20, 60), (10, 40)] {
+            var session = Harness()
+            _ = session.key("?")
+            var pages: [String] = []
+            for _ in 0..<8 {
+                let screen = lines(session, rows: rows, columns: columns)
+                #expect(screen.count <= rows && screen.allSatisfy { TextWidth.of($0) <= columns })
+                let text = screen.joined(separator: "\n")
+                if pages.contains(text) { break }
+                pages.append(text)
+                _ = session.key(.down)
             }
+            // The words of every entry, in order, whatever the lines they were wrapped onto.
+            let words = pages.joined(separator: " ").split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+            for entry in entries {
+                let what = entry.what.split(separator: " ").joined(separator: " ")
+                #expect(words.contains(what), "“\(entry.what)” at \(columns)×\(rows)")
+                #expect(words.contains(entry.keys.split(separator: " ").joined(separator: " ")), "\(entry.keys)")
+            }
+            #expect((pages.count == 1) == (rows == 24), "\(pages.count) pages at \(columns)×\(rows)")
         }
-        // Shorter still: two columns, or as many as fit and where to see the rest.
-        // (18 keys: nine lines of two, under the title.)
-        let two = lines(session, rows: 12, columns: 100)
-        #expect(two.count <= 12 && two.joined().contains("Ctrl-Z"), "\(two)")
-        let cut = lines(session, rows: 6, columns: 40)
-        #expect(cut.count == 6 && cut.last?.contains("more in a taller window") == true, "\(cut)")
     }
 
     @Test func thePromptShowsWhatIsTypedAtTheEnd() {
@@ -153,15 +163,18 @@ import Testing
         #expect(TextWidth.tail("abcdef", 3) == "def")
     }
 
-    /// The chapter line names a contents entry by its title and its place in the contents, as `t` numbers it.
+    /// The chapter line names a contents entry by its title and its number as a person counts chapters (the opening
+    /// credits are none), as `t` numbers them; the contents give each entry's start and length.
     @Test func chaptersAreNamedAsTheContentsNumberThem() {
         let book = TestBook.book()
-        #expect(ListenScreen.chapterLabel(0, of: book) == "Opening Credits (1 of 5)")
-        #expect(ListenScreen.chapterLabel(1, of: book) == "Chapter 1 (2 of 5)")
+        #expect(ListenScreen.chapterLabel(0, of: book) == "Opening Credits")
+        #expect(ListenScreen.chapterLabel(1, of: book) == "Chapter 1 (1 of 4)")
         var session = Harness()
         _ = session.key("t")
         let contents = lines(session, rows: 24, columns: 80)
-        #expect(contents.contains { $0.contains("  2  0:05  Chapter 1") }, "\(contents)")
+        #expect(contents.contains { $0.contains("  1     0:05     0:25  Chapter 1") }, "\(contents)")
+        #expect(contents.contains { $0.contains("  ·     0:00     0:05  Opening Credits") }, "\(contents)")
+        #expect(contents.contains { $0.contains("  4     1:30     0:30  Chapter 4") }, "\(contents)")
     }
 }
 
@@ -169,4 +182,37 @@ import Testing
 private struct Unchecked<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// Numbering chapters as a person counts them, and picking one by its number.
+@Suite(.timeLimit(.minutes(5))) struct ChapterNumberTests {
+    @Test func creditsAndOtherMatterAreNotCounted() {
+        let numbers = ChapterNumbers(titles: [
+            "Opening Credits", "Intro: the harbour", "Chapter 1", "Introduction to Tides", "Chapter 2", "Copyright 2024",
+            "End Credits",
+        ])
+        #expect(numbers.numbers == [nil, nil, 1, 2, 3, nil, nil])
+        #expect(numbers.count == 3)
+        #expect(numbers.entry(numbered: 2) == 3 && numbers.entry(numbered: 4) == nil)
+        // Nothing but matter: every entry counts.
+        #expect(ChapterNumbers(titles: ["Credits", "Credits"]).numbers == [1, 2])
+    }
+
+    @Test func digitsInTheContentsChooseAChapterAndEnterPlaysItFromAPause() {
+        var session = Harness(at: at(0, 15))
+        _ = session.key(" ")
+        #expect(session.state == .paused)
+        _ = session.key("t")
+        _ = session.key("3")
+        #expect(session.machine.tocSelection == 3 && session.machine.tocTyped == "3")
+        // "31" is no chapter: the 1 starts a new number.
+        _ = session.key("1")
+        #expect(session.machine.tocSelection == 1 && session.machine.tocTyped == "1")
+        _ = session.key("9")
+        #expect(session.machine.message?.text == "There is no chapter 9 (chapters 1 to 4).")
+        _ = session.key("4")
+        let effects = session.key(.enter).filter { $0 != .redraw }
+        #expect(effects == [.seek(at(3, 0)), session.save(at(3, 0)), .play])
+        #expect(session.state == .playing && session.machine.mode == .player)
+    }
 }

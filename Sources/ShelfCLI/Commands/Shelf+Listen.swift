@@ -27,7 +27,8 @@ package struct ListenArguments: ParsableArguments {
     package var limit: String?
 
     @Option(name: .long, help: ArgumentHelp(
-        "Set the sleep timer from the start (30m); with --no-ui, listening ends when it runs out.", valueName: "time"))
+        "Set the sleep timer from the start: a length (30m, 1h), chapter (this one's end) or 2c (two chapters); "
+            + "with --no-ui, listening ends when it runs out, after a fade.", valueName: "time|chapter|Nc"))
     package var sleep: String?
 
     @Option(name: .long, help: ArgumentHelp("What ← and → skip (default 30s); kept for the next time.", valueName: "time"))
@@ -52,7 +53,10 @@ package struct ListenArguments: ParsableArguments {
 
     package func validate() throws {
         if let from, Clock.parse(from) == nil { throw ValidationError("--from takes a time like 1:02:30, 45:00 or 90s") }
-        for (name, value) in [("--for", limit), ("--sleep", sleep), ("--skip", skip)] {
+        if let sleep, !Self.isSleepChoice(sleep) {
+            throw ValidationError("--sleep takes a length like 30m or 1h, chapter, or a number of chapters like 2c")
+        }
+        for (name, value) in [("--for", limit), ("--skip", skip)] {
             if let value, (Clock.parse(value) ?? 0) <= 0 {
                 throw ValidationError("\(name) takes a length like 10m, 1h or 90s")
             }
@@ -64,6 +68,16 @@ package struct ListenArguments: ParsableArguments {
         if let rewind, Self.rewindChoices(rewind) == nil {
             throw ValidationError("--rewind takes auto, off or a length like 20s")
         }
+    }
+
+    /// Whether `--sleep` is a length, `chapter`, or a number of chapters (ShelfListen's `SleepTimer.parse` reads it).
+    static func isSleepChoice(_ text: String) -> Bool {
+        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if text == "chapter" || text == "c" { return true }
+        for suffix in ["chapters", "chapter", "c"] where text.hasSuffix(suffix) {
+            return Int(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map { $0 > 0 } ?? false
+        }
+        return (Clock.parse(text) ?? 0) > 0
     }
 
     /// Whether `--rewind` is auto, off, or a length (ShelfListen's `Rewind` reads it).
@@ -103,7 +117,8 @@ package struct ListenArguments: ParsableArguments {
           [ ]    speed −/+ 0.25×        { }  speed −/+ 0.05× (0.5× to 4×, pitch kept)
           t      table of contents (chapters not downloaded cannot be picked)
           g      go to a time: 1:23:00, 83:00, 45 (seconds) or 50%
-          s      sleep timer: 15, 30, 45, 60 min, end of chapter, off
+          s      sleep timer: minutes (20), 1h, c (this chapter's end), 3c (three chapters), off
+          +      five more minutes on the sleep timer (it runs only while playing, and fades out)
           b      bookmark, named        F    mark finished (asks y/N)
           B      bookmarks: every device's; enter jumps there, d deletes (here and on the library)
           j x    go to, or stay away from, the place another device offered

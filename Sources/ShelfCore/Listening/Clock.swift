@@ -23,9 +23,11 @@ public enum Clock {
         }
     }
 
-    /// "1:02:03" from an hour on, "2:03" below it; whole seconds, rounded down; negative is 0:00.
+    /// "1:02:03" from an hour on, "2:03" below it; whole seconds, rounded down; negative is 0:00. The one rule for
+    /// every time shelf shows: a time a millisecond short of a second (a position stored in milliseconds, a sum of
+    /// part lengths) is that second, so 2:10 in the player is 2:10 in `shelf bookmarks`.
     public static func format(_ seconds: Double) -> String {
-        let total = seconds.isFinite ? max(0, Int(seconds.rounded(.down))) : 0
+        let total = seconds.isFinite ? max(0, Int((seconds + 0.001).rounded(.down))) : 0
         let (hours, minutes, rest) = (total / 3_600, total / 60 % 60, total % 60)
         let two = { (value: Int) in value < 10 ? "0\(value)" : "\(value)" }
         return hours > 0 ? "\(hours):\(two(minutes)):\(two(rest))" : "\(minutes):\(two(rest))"
