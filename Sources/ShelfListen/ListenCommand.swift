@@ -25,7 +25,9 @@ public struct ListenCommand: ParsableCommand {
             let audio = Background { try AudioOutput.prepare() }
             let (store, library) = try arguments.global.openLibrary()
             let options = ListenOptions(
-                from: arguments.from.flatMap(Clock.parse), chapter: arguments.chapter, speed: arguments.speed,
+                // A sample starts at its beginning unless asked otherwise: the book's own place is not the sample's.
+                from: arguments.from.flatMap(Clock.parse) ?? (arguments.sample && arguments.chapter == nil ? 0 : nil),
+                chapter: arguments.chapter, speed: arguments.speed,
                 screen: !arguments.noUI && Terminal.isInteractive, limit: arguments.limit.flatMap(Clock.parse),
                 sleep: arguments.sleep.flatMap { text in
                     if case .set(let request) = SleepTimer.parse(text) { return request }
@@ -36,7 +38,7 @@ public struct ListenCommand: ParsableCommand {
                 skipSilence: ListenOptions.switched(
                     ListenOptions.skipSilenceSetting, asked: arguments.skipSilence, store: store),
                 normalize: ListenOptions.switched(ListenOptions.normalizeSetting, asked: arguments.normalize, store: store),
-                volume: Double(arguments.volume ?? 100) / 100,
+                volume: Double(arguments.volume ?? 100) / 100, sample: arguments.sample,
                 log: arguments.global.logger)
             let session = try ListenSession(
                 store: store, library: library, home: arguments.global.resolvedHome,

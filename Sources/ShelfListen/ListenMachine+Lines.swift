@@ -9,7 +9,7 @@ extension ListenMachine {
     }
 
     func playingLine(at start: PlaybackPosition) -> String {
-        "Playing \(book.summary.title) at \(Clock.format(timeline.bookTime(start))) of \(Clock.format(timeline.total)), "
+        "Playing \(sample ? "the sample of " : "")\(book.summary.title) at \(Clock.format(timeline.bookTime(start))) of \(Clock.format(timeline.total)), "
             + "\(Self.speedLabel(speed)) speed" + (skipsSilence ? ", skipping silence." : ".")
     }
 
@@ -37,6 +37,11 @@ extension ListenMachine {
     }
 
     func stoppedLine(_ outcome: ListenOutcome, at here: PlaybackPosition) -> String {
+        if sample {
+            if outcome == .finished { return "End of the sample of \(book.summary.title)." + savedText }
+            return "Stopped the sample of \(book.summary.title) at \(Clock.format(timeline.bookTime(here))) of "
+                + "\(Clock.format(timeline.total))." + savedText
+        }
         if outcome == .finished { return "Finished \(book.summary.title)." + savedText }
         let time = timeline.bookTime(here)
         let chapter = timeline.chapter(at: here)

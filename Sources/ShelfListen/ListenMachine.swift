@@ -15,6 +15,8 @@ struct ListenMachine {
     let limit: Double?
     let skip: Double
     let rewind: Rewind
+    /// Playing the title's sample: nothing is saved, and the lines say so.
+    let sample: Bool
 
     private(set) var book: Audiobook
     private(set) var timeline: Timeline
@@ -77,6 +79,7 @@ struct ListenMachine {
         limit = options.limit
         skip = options.skip
         rewind = options.rewind
+        sample = options.sample
         skipsSilence = options.skipSilence
         normalizes = options.normalize
         volume = options.volume
@@ -377,6 +380,8 @@ struct ListenMachine {
             tocSelection = max(0, timeline.chapter(at: here))
         case .character("s"): return ask(.sleep)
         case .character("+"): return addToSleepTimer()
+        case .character("b") where sample, .character("F") where sample, .character("B") where sample:
+            show("This is the library's sample: nothing of it is kept (borrow the title to keep your place).")
         case .character("b"): return ask(.bookmark(place(here)))
         case .character("g"): return ask(.goTo)
         case .character("F"): return ask(.finish)

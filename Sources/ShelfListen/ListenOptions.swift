@@ -26,6 +26,8 @@ struct ListenOptions {
     var normalize = false
     /// The volume to start at, 0 to 2 (`--volume`, in percent; not kept).
     var volume = 1.0
+    /// Play the title's sample (`--sample`): no loan, nothing kept but the fact it was heard.
+    var sample = false
     var log: (@Sendable (String) -> Void)?
 }
 

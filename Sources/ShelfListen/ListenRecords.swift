@@ -124,6 +124,25 @@ struct ListenRecords {
     }
 
     /// The library's annotation client, or nil when there is none to reach (no library session can be made).
+    /// The title's sample as a book of its own: fetched into `directory` (no loan needed, nothing kept there after),
+    /// its chapters from the files. Throws `SampleError` when the catalog offers none that plays.
+    func sampleBook(configuration: HTTPConfiguration, into directory: URL) throws -> Audiobook {
+        let summary = try store.summary(of: edition)
+        guard let link = try store.samples(of: edition).first else { throw SampleError.none(title: summary.title) }
+        let session = try LibrarySession(library: library, credentialStore: CredentialStore(home: home), configuration: configuration)
+        let files = try SampleFetch.fetch(link, title: summary.title, session: session, into: directory)
+        let parts = files.enumerated().map { index, file in
+            Audiobook.Part(index: index, file: file.file, readingOrderItem: file.file.lastPathComponent,
+                           title: file.title ?? (files.count == 1 ? "Sample" : "Sample, part \(index + 1)"), duration: nil,
+                           status: .downloaded, progress: nil)
+        }
+        var book = Audiobook(edition: edition, summary: summary, parts: parts, chapters: [])
+        book.chapters = parts.map { Audiobook.Chapter(title: $0.title ?? "Sample", part: $0.index, offset: 0) }
+        let chapters = Self.embeddedChapters(of: parts)
+        if !chapters.isEmpty { book.useChapters(chapters) }
+        return book
+    }
+
     func positionSync(configuration: HTTPConfiguration) -> PositionSync? {
         // Positions not synced with this library: the player neither asks it nor sends to it.
         guard library.positionsSynced else { return nil }

@@ -39,6 +39,12 @@ final class ListenSession {
     private var heard = HeardTime()
     /// Reports the minutes heard to the library; nil in a read-only home.
     private let playtime: PlaytimeChannel?
+    /// Where a sample was fetched to, removed when the session ends.
+    private var sampleFolder: URL?
+
+    deinit {
+        if let sampleFolder { try? FileManager.default.removeItem(at: sampleFolder) }
+    }
 
     init(store: Store, library: Library, home: Home, configuration: HTTPConfiguration, query: String,
          options: ListenOptions, clock: @escaping () -> Date = Date.init) throws {
@@ -46,7 +52,8 @@ final class ListenSession {
         self.options = options
         self.clock = clock
         records = try ListenRecords(store: store, library: library, home: home, query: query)
-        savesNothing = store.isReadOnly
+        // A sample keeps nothing of the session: not the place, the speed, a bookmark; only that it was heard.
+        savesNothing = store.isReadOnly || options.sample
         if savesNothing {
             lock = nil
         } else {
@@ -56,8 +63,20 @@ final class ListenSession {
             }
             self.lock = lock
         }
-        let book = try Self.loadBook(
-            records, configuration: configuration, clock: clock, options: options, shared: shared, download: &download)
+        let book: Audiobook
+        if options.sample {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-sample-\(UUID().uuidString)")
+            sampleFolder = directory
+            do {
+                book = try records.sampleBook(configuration: configuration, into: directory)
+            } catch {
+                try? FileManager.default.removeItem(at: directory)
+                throw error
+            }
+        } else {
+            book = try Self.loadBook(
+                records, configuration: configuration, clock: clock, options: options, shared: shared, download: &download)
+        }
         // A place given in book time needs the real lengths of the parts up to it first; the others are measured
         // while the book already plays.
         let timeline = Timeline(book: book, measuringThrough: options.from)
@@ -189,7 +208,10 @@ final class ListenSession {
             self.terminal = terminal
         }
         var note = start.note
-        if savesNothing {
+        if options.sample {
+            note = "The library's sample of \(machine.book.summary.title): nothing is kept but that you heard it."
+            try? records.store.noteSampleHeard(records.edition, at: clock())
+        } else if savesNothing {
             let readOnly = "The home is read-only: where you stop, the speed and bookmarks are not saved."
             note = note.map { "\($0) \(readOnly)" } ?? readOnly
         }

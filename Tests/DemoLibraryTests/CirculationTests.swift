@@ -50,7 +50,8 @@ func date(_ text: String?) -> Date? { text.flatMap { ISO8601DateFormatter().date
             #expect(response.header("Content-Type") == Self.entryType)
             let entry = try AtomSummary.parse(response.body)
             #expect(entry.rootName == "entry")
-            #expect(entry.acquisitionRels == ["http://opds-spec.org/acquisition"])
+            // The loan's acquisition, and the sample every audiobook links.
+            #expect(entry.acquisitionRels == ["http://opds-spec.org/acquisition", "http://opds-spec.org/acquisition/sample"])
             #expect(entry.availabilityStatuses == ["available"])
             #expect(entry.revokeLinks == 1)
             #expect(response.text.contains(url.absoluteString + "works/\(Self.jane)/fulfill"))
@@ -83,7 +84,7 @@ func date(_ text: String?) -> Date? { text.flatMap { ISO8601DateFormatter().date
             let entry = try AtomSummary.parse(response.body)
             #expect(entry.availabilityStatuses == ["reserved"])
             #expect(entry.holdPositions == ["4"])
-            #expect(entry.acquisitionRels == ["http://opds-spec.org/acquisition/borrow"])
+            #expect(entry.acquisitionRels == ["http://opds-spec.org/acquisition/borrow", "http://opds-spec.org/acquisition/sample"])
             #expect(response.text.contains(#"<opds:holds total="4" position="4"/>"#))
             #expect(date(attribute("until", in: response.text)) != nil)
             #expect(await server.state.title(id: Self.moby)?.license.holdsTotal == 4)
@@ -106,7 +107,7 @@ func date(_ text: String?) -> Date? { text.flatMap { ISO8601DateFormatter().date
             #expect(returned.header("Content-Type") == Self.entryType)
             let shown = try AtomSummary.parse(returned.body)
             #expect(shown.revokeLinks == 0)
-            #expect(shown.acquisitionRels == ["http://opds-spec.org/acquisition/borrow"])
+            #expect(shown.acquisitionRels == ["http://opds-spec.org/acquisition/borrow", "http://opds-spec.org/acquisition/sample"])
             #expect(returned.text.contains(#"<opds:copies total="1" available="0"/>"#))
 
             let loans = try await HTTPTestClient.get(url.path("loans/"), headers: basic("other", "5678"))

@@ -184,6 +184,48 @@ import Testing
         await fixture.finish()
     }
 
+    /// Moby Dick has no copy free: the patron hears its sample before joining the hold. Nothing is borrowed or
+    /// kept but the fact it was heard; a withdrawn sample is one line and its own status.
+    @Test func aSampleIsHeardWithoutBorrowingAndOnlyThatIsKept() async throws {
+        let fixture = try await ready(download: false)
+        let moby = "urn:uuid:7d3c0004-5a1e-4c6b-9f0e-d0c5e1f00004"
+        let (file, environment) = disk(fixture)
+        let show = try await fixture.shelf.run(["show", "7d3c0004"])
+        #expect(show.stdout.contains("shelf listen 7d3c0004 --sample"), "\(show.stdout)")
+        #expect(!show.stdout.contains("heard"), "\(show.stdout)")
+        let result = try await fixture.shelf.run(["listen", "7d3c0004", "--sample", "--no-ui"], environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "The library's sample of Moby Dick: nothing is kept but that you heard it.", "\(lines)")
+        #expect(lines.dropFirst().first?.hasPrefix("Playing the sample of Moby Dick at 0:00 of 0:0") == true, "\(lines)")
+        #expect(lines.last == "End of the sample of Moby Dick.", "\(lines)")
+        // What reached the device is the sample: the first part's 3 s tone.
+        let heard = Double(audible(try samples(file)).count * 2) / Double(Self.bytesPerSecond)
+        #expect(abs(heard - 3) < 0.35, "heard \(heard) s")
+        #expect(await fixture.server.state.sampleRequestCount(moby) == 1)
+        // Nothing kept: no position, no loan, no file; only that it was heard.
+        let home = Home(directory: fixture.shelf.home)
+        let store = try Store(home: home)
+        let edition = try store.resolveEdition("7d3c0004", in: try store.library(named: "demo"))
+        let state = try store.listeningState(of: edition)
+        #expect(state.position == nil && state.consumption == .new, "\(state)")
+        #expect(try store.summary(of: edition).entitlement != .loan)
+        #expect(!FileManager.default.fileExists(atPath: home.files(library: edition.libraryID, edition: edition.rowID).path))
+        #expect(try store.sampleHeard(edition) != nil)
+        let again = try await fixture.shelf.run(["show", "7d3c0004"])
+        #expect(again.stdout.contains("shelf listen 7d3c0004 --sample (heard just now)"), "\(again.stdout)")
+        // A title with no sample says so; a withdrawn one too, each with its own status.
+        let none = try await fixture.shelf.run(["listen", "7d3c0003", "--sample", "--no-ui"], environment: environment)
+        #expect(none.status == ShelfExit.notFound.rawValue, "\(none.status) \(none.stderr)")
+        #expect(none.stderr == "shelf: the library's catalog offers no sample of Frankenstein\n", "\(none.stderr)")
+        await fixture.server.state.withdrawSample(moby)
+        let gone = try await fixture.shelf.run(["listen", "7d3c0004", "--sample", "--no-ui"], environment: environment)
+        #expect(gone.status == ShelfExit.noSuchPage.rawValue, "\(gone.status) \(gone.stderr)")
+        #expect(gone.stderr.hasPrefix("shelf: the library no longer serves the sample of Moby Dick at "), "\(gone.stderr)")
+        #expect(gone.stderr.split(separator: "\n").count == 1, "\(gone.stderr)")
+        await fixture.finish()
+    }
+
     @Test func aPositionFromAnotherDeviceIsPickedUpAndSaid() async throws {
         let fixture = try await ready()
         // A phone saved its place 2.5 s into the third part, after this computer last played.
@@ -551,7 +593,7 @@ struct Tmux: Sendable {
 extension ListenCLITests {
     private func command(_ fixture: CLIFixture, _ arguments: String) -> String {
         let home = fixture.shelf.home.path
-        return "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 "
+        return "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 --rewind off "
             + "--home \(home) \(arguments); echo \"EXIT=$?\" > \(home)/exit-status"
     }
 

@@ -17,7 +17,7 @@ import Testing
 
     private func listen(_ fixture: CLIFixture, _ arguments: String) -> String {
         let home = fixture.shelf.home.path
-        return "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 "
+        return "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 --rewind off "
             + "--home \(home) \(arguments); echo \"EXIT=$?\" > \(home)/exit-status"
     }
 
@@ -67,7 +67,7 @@ import Testing
         _ = try await offloaded { try tmux.waitFor("shelf-test-prompt$") }
         // Typed at the shell alone: bash runs the rest of a list at once when its first command stops.
         let home = fixture.shelf.home.path
-        let command = "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 "
+        let command = "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 --rewind off "
             + "--home \(home) --from 0:01"
         try await offloaded { try tmux.keys(command, "Enter") }
         var screen = try await offloaded { try tmux.waitFor("▶ playing", timeout: 10) }

@@ -39,7 +39,7 @@ import Testing
     @Test func anotherDevicesNewerPlaceWhilePlayingIsOfferedAndNeverOverwritten() async throws {
         let fixture = try await ready()
         let shelf = fixture.shelf
-        async let listening = shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:01", "--for", "66s"], environment: dummy)
+        async let listening = shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "0:01", "--for", "66s"], environment: dummy)
         // Once the player has saved its first position (it is playing), the other device moves on.
         let (store, edition) = try store(fixture)
         _ = try await eventually { try store.listeningState(of: edition).position != nil }
@@ -58,7 +58,7 @@ import Testing
         #expect(place?.device == phone && place?.offsetMilliseconds == 20_000, "\(String(describing: place))")
 
         // The next start offers it again, and resumes here.
-        let next = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s"], environment: dummy)
+        let next = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--for", "1s"], environment: dummy)
         #expect(next.status == 0, "\(next.stderr)")
         #expect(next.stdout.hasPrefix("Resuming at 1:0"), "\(next.stdout)")
         #expect(next.stdout.split(separator: "\n").contains { $0.hasPrefix("Another device was at 2:20, ") && $0.hasSuffix(advice) },
@@ -74,7 +74,7 @@ import Testing
         #expect(take.stdout.hasPrefix("Took the place the other device saved."), "\(take.stdout)")
         place = await libraryPlace(fixture)
         #expect(place?.device == (try store.deviceID()) && place?.offsetMilliseconds == 20_000, "\(String(describing: place))")
-        let resumed = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--for", "1s"], environment: dummy)
+        let resumed = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--for", "1s"], environment: dummy)
         #expect(resumed.stdout.hasPrefix("Resuming at 2:20."), "\(resumed.stdout)")
         #expect(!resumed.stdout.contains("Another device"), "\(resumed.stdout)")
         await fixture.finish()
@@ -86,7 +86,7 @@ import Testing
     @Test func theFullScreenPlayerAsksAndJOrXAnswers() async throws {
         let fixture = try await ready()
         let shelf = fixture.shelf
-        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:05", "--for", "1s"], environment: dummy)
+        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "0:05", "--for", "1s"], environment: dummy)
         _ = try await shelf.run(["sync", "--quiet", "--no-download"])
         let (store, edition) = try store(fixture)
         let ours = try store.deviceID()
@@ -94,7 +94,7 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         try await phonePosts(fixture, name: "Pixel 7")
         try await Task.sleep(for: .seconds(1))
-        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:10", "--for", "1s"], environment: dummy)
+        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "0:10", "--for", "1s"], environment: dummy)
         let sync = try await shelf.run(["sync", "--no-download"])
         #expect(sync.status == 0, "\(sync.stderr)")
         #expect(await libraryPlace(fixture)?.device == phone)
@@ -119,7 +119,7 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         try await phonePosts(fixture, name: "Pixel 7", part: 2, seconds: 0)
         try await Task.sleep(for: .seconds(1))
-        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "2:25", "--for", "1s"], environment: dummy)
+        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "2:25", "--for", "1s"], environment: dummy)
         _ = try await shelf.run(["sync", "--quiet", "--no-download"])
         #expect(await libraryPlace(fixture)?.device == phone)
         try FileManager.default.removeItem(atPath: "\(home)/exit-status")
@@ -143,12 +143,12 @@ import Testing
     @Test func keepHereFromTheCommandLinePushesThisComputersPlace() async throws {
         let fixture = try await ready()
         let shelf = fixture.shelf
-        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:05", "--for", "1s"], environment: dummy)
+        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "0:05", "--for", "1s"], environment: dummy)
         _ = try await shelf.run(["sync", "--quiet", "--no-download"])
         try await Task.sleep(for: .seconds(1))
         try await phonePosts(fixture)
         try await Task.sleep(for: .seconds(1))
-        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--from", "0:10", "--for", "1s"], environment: dummy)
+        _ = try await shelf.run(["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "0:10", "--for", "1s"], environment: dummy)
         // The sync (cron's too) says so once, with what to run.
         let sync = try await shelf.run(["sync", "--no-download"])
         #expect(sync.stdout.contains("another device saved a newer place in The Adventures of Sherlock Holmes (2:20); "

@@ -83,7 +83,7 @@ import Testing
         defer { bus.stop() }
         // From 0:03, inside "Chapter 1" (the opening credits last a second, gone by the time playerctl asks).
         let (process, out, err) = try fixture.shelf.start(
-            ["listen", "7d3c0002", "--no-ui", "--from", "0:03"], environment: environment(fixture, bus))
+            ["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "0:03"], environment: environment(fixture, bus))
         // playerctl --follow prints the status as PropertiesChanged signals come.
         let follow = ChildProcess()
         follow.executableURL = URL(fileURLWithPath: "/usr/bin/playerctl")
@@ -195,7 +195,7 @@ import Testing
         let bus = try NotificationBus()
         let transcript = Transcript()
         let (process, out, err) = try fixture.shelf.start(
-            ["listen", "7d3c0002", "--no-ui", "--from", "0:02"], environment: environment(fixture, bus))
+            ["listen", "7d3c0002", "--no-ui", "--rewind", "off", "--from", "0:02"], environment: environment(fixture, bus))
         #expect(try await poll(bus, transcript, "status") { $0 == "Playing" } == "Playing", "\(transcript)")
         bus.stop()
         try await offloaded { Thread.sleep(forTimeInterval: 2) }

@@ -64,7 +64,7 @@ import Testing
         let ratio = Double(output.count / PCM.channels) / Double(input)
         #expect(abs(ratio - 0.5) < 0.02, "ratio \(ratio)")
         #expect(abs(TestAudio.frequency(output) - 440) < 8, "\(TestAudio.frequency(output)) Hz")
-        #expect(throws: PlaybackError.speedOutOfRange(4)) { try filter.setSpeed(4) }
+        #expect(throws: PlaybackError.speedOutOfRange(4.5)) { try filter.setSpeed(4.5) }
     }
 }
 

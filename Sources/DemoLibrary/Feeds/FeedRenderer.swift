@@ -202,6 +202,11 @@ struct FeedRenderer: Sendable {
             return
         }
         acquisition(t, context: context, workPath: workPath, into: &out)
+        // A sample to hear before borrowing, as publishers give libraries.
+        if t.medium == .audiobook {
+            link(href: base + "samples/" + percentEncoded(t.id), rel: "http://opds-spec.org/acquisition/sample",
+                 type: "audio/mpeg", indent: "    ", into: &out)
+        }
         link(href: workPath, rel: "alternate", type: Self.entryType, indent: "    ", into: &out)
         link(href: base + "annotations/" + percentEncoded(t.id), rel: "http://www.w3.org/ns/oa#annotationService",
              type: Self.annotationType, indent: "    ", into: &out)

@@ -111,7 +111,9 @@ struct OPDS2Renderer: Sendable {
                      type: FeedRenderer.annotationType),
             ] + (t.medium == .audiobook ? [link(base + "progression/" + percentEncoded(t.id),
                                                  rel: "http://opds-spec.org/progression",
-                                                 type: "application/opds-progression+json")] : [])
+                                                 type: "application/opds-progression+json"),
+                                            link(base + "samples/" + percentEncoded(t.id),
+                                                 rel: "http://opds-spec.org/acquisition/sample", type: "audio/mpeg")] : [])
         }
         return [
             "metadata": metadata,

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// Single-file audiobooks, served as calibre serves its books: a plain GET (with ranges and validators) of the
-/// file, no sign-in, no loan.
+/// file, no sign-in, no loan; and the samples of the others.
 enum FileRoutes {
     static func add(to router: Router<DemoRequestContext>, state: DemoState) {
         for method in [HTTPRequest.Method.get, .head] {
@@ -16,6 +16,14 @@ enum FileRoutes {
                     let switches = await state.switches
                     delivery.bytesPerSecond = switches.audio[switches.audioFaultKey(for: id)]?.bytesPerSecond
                     return FulfilmentRoutes.serve(delivery, request: request, state: state)
+                } catch let error as DemoProblem {
+                    return FulfilmentRoutes.problem(error)
+                }
+            }
+            router.on("/samples/{id}", method: method) { request, context in
+                do {
+                    let resource = try await state.sample(LoansRoutes.id(context))
+                    return FulfilmentRoutes.serve(PartDelivery(resource: resource, statsKey: "sample"), request: request, state: state)
                 } catch let error as DemoProblem {
                     return FulfilmentRoutes.problem(error)
                 }

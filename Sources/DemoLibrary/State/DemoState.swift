@@ -78,6 +78,8 @@ public actor DemoState {
     let audio: DemoAudio
     /// Packaged audiobooks already zipped, by work id.
     var packages: [String: ByteBuffer] = [:]
+    /// Titles whose sample the library no longer serves (404), for the client's tests.
+    var samplesGone: Set<String> = []
     /// When the audio was first served, the Last-Modified of every part.
     let audioModified = DemoDates.wholeSeconds(Date())
     /// Every patron's annotations, oldest first.

@@ -43,6 +43,9 @@ package struct ListenArguments: ParsableArguments {
         "Start at this volume, 0 to 200 (%; over 100 boosts, never clipping); not kept, as in mpv.", valueName: "percent"))
     package var volume: Int?
 
+    @Flag(name: .long, help: "Play the title's sample (or preview) from the library's catalog, without borrowing it; nothing is kept but that it was heard.")
+    package var sample = false
+
     @Flag(name: .customLong("skip-silence"), inversion: .prefixedNo,
           help: "Cut pauses longer than 0.6 s to 0.3 s (key S); kept for the next time.")
     package var skipSilence: Bool?

@@ -26,7 +26,8 @@ extension Shelf {
                 // The table of contents of a downloaded book: the library's, or the one read from its files.
                 let book = detail.parts.isEmpty ? nil : try? store.audiobook(
                     try store.resolveEdition(detail.summary.id, in: library), home: global.resolvedHome)
-                DetailPrinter(detail: detail, book: book?.hasTableOfContents == true ? book : nil).print()
+                let heard = try? store.sampleHeard(try store.resolveEdition(detail.summary.id, in: library))
+                DetailPrinter(detail: detail, book: book?.hasTableOfContents == true ? book : nil, sampleHeard: heard ?? nil).print()
             }
         }
     }
@@ -37,6 +38,8 @@ struct DetailPrinter {
     let detail: EditionDetail
     /// The downloaded book, when it has a table of contents to list.
     var book: Audiobook?
+    /// When the title's sample was last heard.
+    var sampleHeard: Date?
 
     func print() {
         let summary = detail.summary
@@ -67,6 +70,16 @@ struct DetailPrinter {
         if !summary.circulation.isEmpty { facts.append(("Availability", summary.circulation)) }
         if let copies = summary.copiesTotal {
             facts.append(("Copies", "\(summary.copiesAvailable ?? 0) of \(copies) available, \(summary.holdsTotal ?? 0) on hold"))
+        }
+        // A sample or preview to hear before borrowing (or joining a long hold).
+        if let sample = detail.acquisitions.first(where: { $0.kind == "sample" || $0.kind == "preview" }) {
+            let playable = SampleLink(href: sample.href, type: sample.type).content
+            let how: String = switch playable {
+            case .audio, .manifest: "shelf listen \(summary.shortID) --sample"
+            case .protected(let scheme): "protected by \(scheme) DRM: shelf cannot play it"
+            case .other: "not audio (\(sample.type ?? "no type")): \(sample.href)"
+            }
+            facts.append(("Sample", how + (sampleHeard.map { " (heard \(Output.relative($0)))" } ?? "")))
         }
         facts.append(("Actions", summary.actions.isEmpty ? "none" : summary.actions.map(\.rawValue).joined(separator: ", ")))
         if !summary.inCatalog, let removed = detail.removedAt {

@@ -17,6 +17,17 @@ public struct Audiobook: Sendable {
         public var status: PartState
         /// Percent downloaded, when the part is under way.
         public var progress: String?
+
+        public init(index: Int, file: URL, readingOrderItem: String, title: String?, duration: Double?, status: PartState,
+                    progress: String?) {
+            self.index = index
+            self.file = file
+            self.readingOrderItem = readingOrderItem
+            self.title = title
+            self.duration = duration
+            self.status = status
+            self.progress = progress
+        }
     }
 
     /// A table-of-contents entry: where a chapter starts.
@@ -24,6 +35,12 @@ public struct Audiobook: Sendable {
         public var title: String
         public var part: Int
         public var offset: Double
+
+        public init(title: String, part: Int, offset: Double) {
+            self.title = title
+            self.part = part
+            self.offset = offset
+        }
     }
 
     public var edition: EditionRef
@@ -33,6 +50,14 @@ public struct Audiobook: Sendable {
     public var chapters: [Chapter]
     /// Whether the manifest has a table of contents; without one, chapters may come from the files themselves.
     public var hasTableOfContents = false
+
+    public init(edition: EditionRef, summary: EditionSummary, parts: [Part], chapters: [Chapter], hasTableOfContents: Bool = false) {
+        self.edition = edition
+        self.summary = summary
+        self.parts = parts
+        self.chapters = chapters
+        self.hasTableOfContents = hasTableOfContents
+    }
 
     /// Whether every part's file is in place.
     public var isComplete: Bool { parts.allSatisfy { FileManager.default.fileExists(atPath: $0.file.path) } }

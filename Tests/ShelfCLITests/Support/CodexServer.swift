@@ -32,36 +32,50 @@ final class CodexServer: @unchecked Sendable {
 
     subscript(key: String) -> String { facts[key] ?? "" }
 
-    /// Starts Codex on a free loopback port and waits until both comics are imported.
+    /// Starts Codex on a free loopback port and waits until both comics are imported; a port taken before Codex
+    /// could listen on it (the start script exits 3) is given up for another, three times at most.
     static func start() async throws -> CodexServer {
         try await offloaded {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-codex-\(UUID().uuidString.prefix(8))")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let process = ChildProcess()
-            process.executableURL = repository.appendingPathComponent("Scripts/codex/start")
-            process.arguments = [directory.path, "\(try LoopbackPort.free())"]
-            var environment = ProcessInfo.processInfo.environment
-            environment["SHELF_CODEX_VENV"] = venv.path
-            process.environment = environment
-            let out = Pipe()
-            process.standardOutput = out
-            let log = directory.appendingPathComponent("start.log")
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            process.standardError = try FileHandle(forWritingTo: log)
-            try process.run()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
-                let reason = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw CodexFailure("Scripts/codex/start failed: \(reason.suffix(2000))")
+            var attempt = 0
+            while true {
+                attempt += 1
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("shelf-codex-\(UUID().uuidString.prefix(8))")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let process = ChildProcess()
+                process.executableURL = repository.appendingPathComponent("Scripts/codex/start")
+                process.arguments = [directory.path, "\(try LoopbackPort.free())"]
+                var environment = ProcessInfo.processInfo.environment
+                environment["SHELF_CODEX_VENV"] = venv.path
+                process.environment = environment
+                let out = Pipe()
+                process.standardOutput = out
+                let log = directory.appendingPathComponent("start.log")
+                FileManager.default.createFile(atPath: log.path, contents: nil)
+                process.standardError = try FileHandle(forWritingTo: log)
+                try process.run()
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                if process.terminationStatus == 3 && attempt < 3 {
+                    try? FileManager.default.removeItem(at: directory)
+                    continue
+                }
+                guard process.terminationStatus == 0 else {
+                    let reason = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+                    throw CodexFailure("Scripts/codex/start failed: \(reason.suffix(2000))")
+                }
+                return try facts(from: data, directory: directory)
             }
-            var facts: [String: String] = [:]
-            for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
-                guard let equals = line.firstIndex(of: "=") else { continue }
-                facts[String(line[..<equals])] = String(line[line.index(after: equals)...])
-            }
-            return CodexServer(facts: facts, directory: directory)
         }
+    }
+
+    /// The start script's KEY=VALUE lines.
+    private static func facts(from data: Data, directory: URL) throws -> CodexServer {
+        var facts: [String: String] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            guard let equals = line.firstIndex(of: "=") else { continue }
+            facts[String(line[..<equals])] = String(line[line.index(after: equals)...])
+        }
+        return CodexServer(facts: facts, directory: directory)
     }
 
     /// Stops Codex and every process of its group (the start script made it a group leader), then removes its
