@@ -38,7 +38,7 @@ public struct ListenCommand: ParsableCommand {
                 skipSilence: ListenOptions.switched(
                     ListenOptions.skipSilenceSetting, asked: arguments.skipSilence, store: store),
                 normalize: ListenOptions.switched(ListenOptions.normalizeSetting, asked: arguments.normalize, store: store),
-                volume: Double(arguments.volume ?? 100) / 100, sample: arguments.sample,
+                volume: Double(arguments.volume ?? 100) / 100, sample: arguments.sample, cover: !arguments.noCover,
                 log: arguments.global.logger)
             let session = try ListenSession(
                 store: store, library: library, home: arguments.global.resolvedHome,

@@ -28,6 +28,8 @@ struct ListenOptions {
     var volume = 1.0
     /// Play the title's sample (`--sample`): no loan, nothing kept but the fact it was heard.
     var sample = false
+    /// Draw the cover beside the player (`--no-cover` turns it off).
+    var cover = true
     var log: (@Sendable (String) -> Void)?
 }
 

@@ -6,7 +6,8 @@ import ShelfPlayback
 /// What the full-screen player draws: pure functions of the session's state, one string per line.
 enum ListenScreen {
     /// The screen for the machine's mode: the player, the table of contents or the keys.
-    static func lines(of machine: ListenMachine, skip: Double, rows: Int, columns: Int) -> [String] {
+    /// `cover` is the cover in character cells, drawn to the right of the player in a window wide enough for both.
+    static func lines(of machine: ListenMachine, skip: Double, rows: Int, columns: Int, cover: [String] = []) -> [String] {
         let timeline = machine.timeline
         let rows = max(1, rows)
         let columns = max(1, columns)
@@ -27,13 +28,25 @@ enum ListenScreen {
                 // The end of what is typed stays in sight, with a cursor after it.
                 message = TextWidth.tail("\(prompt.question) \(prompt.text)▏", max(1, columns - 2))
             }
-            return player(
+            // The cover beside the player when both fit: 100 columns and as many rows as it has.
+            let coverWidth = cover.map(TextWidth.of).max() ?? 0
+            let besides = !cover.isEmpty && columns >= 100 && rows >= cover.count + 2
+            let text = player(
                 book: machine.book, timeline: timeline, position: machine.player.position, state: machine.player.state,
                 speed: machine.speed, sleep: machine.sleep, downloading: machine.download != nil,
-                message: message, skip: skip, rows: rows, width: columns,
+                message: message, skip: skip, rows: rows, width: besides ? columns - coverWidth - 3 : columns,
                 waitingFor: machine.player.state == .buffering ? machine.player.bufferingPart : nil,
                 volume: machine.volumeLabel,
                 skipping: machine.skipsSilence ? machine.player.silenceSaved : nil)
+            guard besides else { return text }
+            let left = columns - coverWidth - 3
+            var lines = text
+            while lines.count < cover.count + 1 { lines.append("") }
+            for (index, art) in cover.enumerated() {
+                let row = index + 1
+                lines[row] = lines[row] + String(repeating: " ", count: max(0, left - TextWidth.of(lines[row]))) + "  " + art
+            }
+            return lines
         }
     }
 

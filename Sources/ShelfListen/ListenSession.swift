@@ -41,6 +41,8 @@ final class ListenSession {
     private let playtime: PlaytimeChannel?
     /// Where a sample was fetched to, removed when the session ends.
     private var sampleFolder: URL?
+    /// The cover in character cells, drawn beside the player in a wide window; empty without one.
+    private var cover: [String] = []
 
     deinit {
         if let sampleFolder { try? FileManager.default.removeItem(at: sampleFolder) }
@@ -203,6 +205,11 @@ final class ListenSession {
             measuring = Background { Timeline.measure(parts) }
         }
         if options.screen {
+            if options.cover, CoverArt.mode() != .off, let parts = machine.book.parts.first?.file.deletingLastPathComponent(),
+                let file = Cover.file(in: parts)
+            {
+                cover = CoverArt.lines(file, columns: 24, rows: 12) ?? []
+            }
             let terminal = Terminal()
             terminal.enter()
             self.terminal = terminal
@@ -261,7 +268,8 @@ final class ListenSession {
                 if signals.takeResize() { _ = send(.resized) }
                 if redrawWanted {
                     let size = terminal.size
-                    terminal.draw(ListenScreen.lines(of: machine, skip: options.skip, rows: size.rows, columns: size.columns))
+                    terminal.draw(ListenScreen.lines(of: machine, skip: options.skip, rows: size.rows, columns: size.columns,
+                                                     cover: cover))
                     redrawWanted = false
                 }
             }

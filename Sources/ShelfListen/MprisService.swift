@@ -37,9 +37,7 @@ final class MprisService {
     init?(state: ListenMachine.RemoteState, book: Audiobook, log: (@Sendable (String) -> Void)?,
           position: @escaping () -> Double) {
         self.log = log
-        let directory = book.parts.first?.file.deletingLastPathComponent()
-        artURL = ["cover.jpg", "cover.jpeg", "cover.png"].compactMap { directory?.appendingPathComponent($0) }
-            .first { FileManager.default.fileExists(atPath: $0.path) }?.absoluteString
+        artURL = book.parts.first.flatMap { Cover.file(in: $0.file.deletingLastPathComponent()) }?.absoluteString
         do {
             let bus = try MprisBus(values: Self.values(state, book: book, artURL: artURL), position: position)
             log?("MPRIS: \(bus.name) on the session bus")

@@ -566,6 +566,9 @@ struct Tmux: Sendable {
 
     func screen() throws -> String { try run(["capture-pane", "-p", "-t", "0"], output: true) }
 
+    /// The screen with its colours and attributes as escape sequences (`capture-pane -e`).
+    func screenWithEscapes() throws -> String { try run(["capture-pane", "-p", "-e", "-t", "0"], output: true) }
+
     /// Waits until the screen shows `text`; the screen as it last was.
     func waitFor(_ text: String, timeout: Double = 5) throws -> String {
         let started = Date()

@@ -112,6 +112,10 @@ import Testing
             bus, transcript, "metadata", "--format", "{{xesam:title}}|{{xesam:album}}|{{xesam:artist}}|{{mpris:length}}|{{mpris:trackid}}")
         let fields = metadata.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
         #expect(fields.count == 5, "\(transcript)")
+        // The cover the download kept beside the parts, for desktop media widgets.
+        let art = try await playerctl(bus, transcript, "metadata", "mpris:artUrl")
+        #expect(art.hasPrefix("file:///") && art.hasSuffix("/cover.png"), "\(transcript)")
+        #expect(FileManager.default.fileExists(atPath: URL(string: art)?.path ?? "/nonexistent"), "\(art)")
         if fields.count == 5 {
             #expect(fields[0] == "Chapter 1", "\(transcript)")
             #expect(fields[1] == "The Adventures of Sherlock Holmes")

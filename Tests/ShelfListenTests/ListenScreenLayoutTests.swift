@@ -106,6 +106,22 @@ import Testing
         #expect(screen.allSatisfy { TextWidth.of($0) <= 20 })
     }
 
+    /// A cover (24 cells of colour, 12 rows) goes beside the player from 100 columns and as many rows, never over
+    /// the window's edges, and the player's essentials stay.
+    @Test func aCoverGoesBesideThePlayerOnlyWhereItFits() {
+        let cover = Array(repeating: "\u{1B}[38;5;1;48;5;167m" + String(repeating: "▀", count: 24) + "\u{1B}[0m", count: 12)
+        let session = Harness()
+        for rows in [10, 14, 24, 40] {
+            for columns in [60, 99, 100, 130] {
+                let screen = ListenScreen.lines(of: session.machine, skip: 30, rows: rows, columns: columns, cover: cover)
+                #expect(screen.count <= rows && screen.allSatisfy { TextWidth.of($0) <= columns }, "\(columns)×\(rows)")
+                let text = screen.joined(separator: "\n")
+                #expect(text.contains("The Test Book") && text.contains("? help · q quit"), "\(columns)×\(rows)")
+                #expect(text.contains("▀") == (columns >= 100 && rows >= 14), "\(columns)×\(rows)")
+            }
+        }
+    }
+
     @Test func theHintsAndHelpSayTheRealSkip() {
         let player = lines(Harness(), rows: 24, columns: 80, skip: 10).joined(separator: "\n")
         #expect(player.contains("←/→ 10 s") && !player.contains("30 s"), "\(player)")

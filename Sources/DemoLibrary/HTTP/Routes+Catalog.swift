@@ -32,7 +32,7 @@ enum CatalogRoutes {
             guard file.hasSuffix(".png"), await state.title(id: String(file.dropLast(4))) != nil else {
                 return HTTPSupport.notFound("no cover \(file)")
             }
-            return HTTPSupport.response(ByteBuffer(bytes: tinyPNG), contentType: "image/png",
+            return HTTPSupport.response(ByteBuffer(bytes: CoverImage.png(for: String(file.dropLast(4)))), contentType: "image/png",
                                         headers: [.cacheControl: "public, max-age=86400"])
         }
         router.get("/authentication_document") { _, _ in
@@ -149,8 +149,4 @@ enum CatalogRoutes {
 
         """
     }
-
-    /// A 1×1 transparent PNG.
-    static let tinyPNG: [UInt8] = Array(Data(base64Encoded:
-        "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==")!)
 }

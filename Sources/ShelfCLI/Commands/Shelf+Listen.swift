@@ -43,6 +43,9 @@ package struct ListenArguments: ParsableArguments {
         "Start at this volume, 0 to 200 (%; over 100 boosts, never clipping); not kept, as in mpv.", valueName: "percent"))
     package var volume: Int?
 
+    @Flag(name: .customLong("no-cover"), help: "Do not draw the cover beside the player (SHELF_COVER=off does so always).")
+    package var noCover = false
+
     @Flag(name: .long, help: "Play the title's sample (or preview) from the library's catalog, without borrowing it; nothing is kept but that it was heard.")
     package var sample = false
 
@@ -129,6 +132,18 @@ package struct ListenArguments: ParsableArguments {
           m      mute or unmute         S    skip silence on or off (kept)
           Ctrl-Z suspend, paused (fg brings it back)
           ?      help                   q    quit
+
+        COVER
+        Every download keeps the title's cover beside its files (the catalog's image link, fetched \
+        through the library's sign-in; PNG or JPEG, up to 20 MB). MPRIS gives it to desktop media \
+        widgets as mpris:artUrl, and in a window of 100 columns or more the player draws it beside its \
+        text in coloured characters (Debian's chafa). Not on a dumb terminal, with NO_COLOR, \
+        --no-cover or SHELF_COVER=off.
+
+        SAMPLES
+        --sample plays the sample or preview the library's catalog links for a title (an audio file \
+        or a sample manifest), before borrowing it or joining a long hold: no loan is needed, and \
+        nothing is kept but the fact it was heard, which shelf show says.
 
         YOUR PLACE ON EVERY DEVICE
         Positions merge, never clobber. While playing, the library is asked for your other devices' \

@@ -12,11 +12,17 @@ extension Shelf {
                 ID is the title's Atom id, its short id as shelf list shows it (or the start of that), the end of \
                 the id, or any other unique part of it (an ISBN, the start of a UUID). All but the last are looked \
                 up in an index; any other part is looked for in every id.
+
+                A downloaded title's cover (kept with its files) is drawn above its details on a terminal: as an \
+                image where the terminal shows them (kitty, sixel), else in coloured characters, by Debian's chafa. \
+                Never on a pipe or a dumb terminal, nor with NO_COLOR, --no-cover or SHELF_COVER=off \
+                (SHELF_COVER=symbols, kitty or sixel chooses the way).
                 """)
 
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: JSONOption
         @Argument(help: "The title's id, or a unique part of it.") var id: String
+        @Flag(name: .customLong("no-cover"), help: "Do not draw the cover.") var noCover = false
 
         func run() throws {
             try withFailureHandling {
@@ -26,7 +32,15 @@ extension Shelf {
                 // The table of contents of a downloaded book: the library's, or the one read from its files.
                 let book = detail.parts.isEmpty ? nil : try? store.audiobook(
                     try store.resolveEdition(detail.summary.id, in: library), home: global.resolvedHome)
-                let heard = try? store.sampleHeard(try store.resolveEdition(detail.summary.id, in: library))
+                let edition = try store.resolveEdition(detail.summary.id, in: library)
+                let heard = try? store.sampleHeard(edition)
+                if !noCover, !global.quiet,
+                    let file = Cover.file(in: global.resolvedHome.files(library: edition.libraryID, edition: edition.rowID)),
+                    let art = CoverArt.render(file, columns: 24, rows: 12, mode: CoverArt.mode())
+                {
+                    FileHandle.standardOutput.write(Data(art.utf8))
+                    Output.line(art.hasSuffix("\n") ? "" : "\n")
+                }
                 DetailPrinter(detail: detail, book: book?.hasTableOfContents == true ? book : nil, sampleHeard: heard ?? nil).print()
             }
         }

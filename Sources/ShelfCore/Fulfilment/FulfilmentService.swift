@@ -96,6 +96,7 @@ public final class FulfilmentService {
         do {
             var report = try attempt(edition)
             if report.state == .downloaded {
+                keepCover(edition)
                 if let ended = try? store.endFailureStreak(libraryID: library.id, editionID: edition.rowID) {
                     lastTransition = .recovered(failures: ended.failures, since: ended.firstFailedAt)
                 }
@@ -113,6 +114,8 @@ public final class FulfilmentService {
             throw failure
         }
     }
+
+    func logLine(_ line: String) { log?(line) }
 
     /// What the last `download` changed about the title's failure streak.
     public private(set) var lastTransition: FailureTransition?

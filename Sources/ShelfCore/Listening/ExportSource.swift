@@ -19,10 +19,7 @@ public struct ExportSource: Sendable {
     public var coverURL: URL?
 
     /// A cover image kept beside the parts (`cover.jpg`, `cover.jpeg` or `cover.png`), if there is one.
-    public var coverFile: URL? {
-        ["cover.jpg", "cover.jpeg", "cover.png"].lazy.map { directory.appendingPathComponent($0) }
-            .first { FileManager.default.fileExists(atPath: $0.path) }
-    }
+    public var coverFile: URL? { Cover.file(in: directory) }
 
     /// Fetches the cover from the library and keeps it beside the parts, so later exports find it on disk.
     /// Only PNG and JPEG are kept (what an m4b can hold). The corresponding C library is libcurl, via `HTTPClient`.
@@ -37,22 +34,13 @@ public struct ExportSource: Sendable {
         guard (200..<300).contains(response.status) else {
             throw NetworkError.httpStatus(url: Redaction.url(coverURL.absoluteString), status: response.status)
         }
-        let body = response.body
-        let name: String
-        if body.starts(with: [0x89, 0x50, 0x4E, 0x47]) {
-            name = "cover.png"
-        } else if body.starts(with: [0xFF, 0xD8, 0xFF]) {
-            name = "cover.jpg"
-        } else {
-            throw ExportError.noCover(title: title)
-        }
-        let file = directory.appendingPathComponent(name)
         do {
-            try body.write(to: file, options: .atomic)
+            return try Cover.keep(response.body, in: directory)
+        } catch is Cover.Skipped {
+            throw ExportError.noCover(title: title)
         } catch {
-            throw ExportError.cannotWrite(path: file.path, reason: error.localizedDescription)
+            throw ExportError.cannotWrite(path: directory.path, reason: error.localizedDescription)
         }
-        return file
     }
 }
 
