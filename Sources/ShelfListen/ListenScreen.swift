@@ -68,7 +68,14 @@ enum ListenScreen {
         // Each line with its rank: when the window is short, the highest go first (see `Layout`).
         var lines: [Layout.Line] = [
             .init("", rank: 100),
-            .init("  " + Output.bold(summary.title), rank: 20),
+        ]
+        // A long title takes two lines in a narrow window rather than losing its end: the title outlives the byline.
+        let titleLines = Layout.wrap(summary.title, width: max(8, width - 2))
+        lines.append(.init("  " + Output.bold(titleLines[0]), rank: 20))
+        if titleLines.count > 1 {
+            lines.append(.init("  " + Output.bold(titleLines.dropFirst().joined(separator: " ")), rank: 30))
+        }
+        lines += [
             .init("  " + byline, rank: 90),
             .init("", rank: 99),
             .init("  " + chapterLabel(chapterIndex, of: book), rank: 25),

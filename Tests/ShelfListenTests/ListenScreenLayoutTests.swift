@@ -232,3 +232,20 @@ private struct Unchecked<Value>: @unchecked Sendable {
         #expect(session.state == .playing && session.machine.mode == .player)
     }
 }
+
+/// A title longer than the window is wrapped onto a second line, and the byline goes before it as rows shrink.
+@Suite struct LongTitleLayoutTests {
+    @Test func aLongTitleWrapsAndOutlivesTheByline() {
+        var book = TestBook.book()
+        book.summary.title = "The Adventures of Sherlock Holmes and the Case of the Missing Ending"
+        let timeline = TestBook.timeline(book)
+        func screen(rows: Int) -> String {
+            ListenScreen.player(book: book, timeline: timeline, position: at(0, 15), state: .playing, speed: 1, sleep: nil,
+                                downloading: false, message: nil, rows: rows, width: 40).joined(separator: "\n")
+        }
+        let roomy = screen(rows: 24)
+        #expect(roomy.contains("The Adventures of Sherlock Holmes and") && roomy.contains("the Case of the Missing Ending"), "\(roomy)")
+        let short = screen(rows: 10)
+        #expect(short.contains("the Case of the Missing Ending") && !short.contains("by A. Writer"), "\(short)")
+    }
+}
