@@ -50,6 +50,19 @@ struct ListenRecords {
         return book
     }
 
+    /// A book with no table of contents of its own (a single audio file, a zip of them) takes its cover from its
+    /// first file's picture when the file carries one (an ID3v2 APIC frame, an m4b's covr atom), over the catalog's
+    /// image the download kept. Nothing when the file has none, or in a read-only home.
+    func keepEmbeddedCover(of book: Audiobook) {
+        guard !book.hasTableOfContents, let first = book.parts.first,
+            FileManager.default.fileExists(atPath: first.file.path),
+            let picture = (try? EmbeddedPicture.read(first.file)) ?? nil, Cover.name(for: picture) != nil
+        else { return }
+        let directory = first.file.deletingLastPathComponent()
+        if let kept = Cover.file(in: directory), (try? Data(contentsOf: kept)) == picture { return }
+        try? Cover.keep(picture, in: directory)
+    }
+
     /// The chapters the part files declare, by part and offset; a part that declares none (or cannot be opened) is
     /// one chapter. Empty when no part declares any, so the book keeps one chapter per part.
     static func embeddedChapters(of parts: [Audiobook.Part]) -> [(title: String, part: Int, offset: Double)] {

@@ -78,6 +78,7 @@ final class ListenSession {
         } else {
             book = try Self.loadBook(
                 records, configuration: configuration, clock: clock, options: options, shared: shared, download: &download)
+            if !savesNothing { records.keepEmbeddedCover(of: book) }
         }
         // A place given in book time needs the real lengths of the parts up to it first; the others are measured
         // while the book already plays.

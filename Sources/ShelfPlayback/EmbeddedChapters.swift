@@ -38,3 +38,12 @@ public enum EmbeddedChapters {
         return chapters
     }
 }
+
+/// The cover picture inside one audio file, through libavformat.
+public enum EmbeddedPicture {
+    /// The picture's bytes as the file holds them (PNG or JPEG, mostly), or nil when it carries none. Throws
+    /// `PlaybackError` when FFmpeg cannot open the file.
+    public static func read(_ file: URL) throws -> Data? {
+        try FFmpegPicture.read(path: file.path).map { Data($0) }
+    }
+}

@@ -74,6 +74,27 @@ enum FFmpegChapters {
     }
 }
 
+/// The picture a file carries as its cover (an ID3v2 APIC frame, an m4b's `covr` atom, a FLAC or Vorbis picture), as
+/// libavformat exposes it: a stream marked `AV_DISPOSITION_ATTACHED_PIC` whose one packet is the image.
+enum FFmpegPicture {
+    static func read(path: String) throws -> [UInt8]? {
+        try FFmpeg.load()
+        var format: UnsafeMutablePointer<AVFormatContext>?
+        try FFmpeg.check(avformat_open_input(&format, path, nil, nil), "open \(path)")
+        defer { avformat_close_input(&format) }
+        try FFmpeg.check(avformat_find_stream_info(format, nil), "read the streams of \(path)")
+        guard let context = format?.pointee else { return nil }
+        for index in 0..<Int(context.nb_streams) {
+            guard let stream = context.streams[index]?.pointee,
+                stream.disposition & Int32(AV_DISPOSITION_ATTACHED_PIC) != 0,
+                let data = stream.attached_pic.data, stream.attached_pic.size > 0
+            else { continue }
+            return Array(UnsafeBufferPointer(start: data, count: Int(stream.attached_pic.size)))
+        }
+        return nil
+    }
+}
+
 /// An opened file's audio stream, its decoder and resampler. The corresponding C functions are
 /// `avformat_open_input`, `avcodec_send_packet`/`avcodec_receive_frame` and `swr_convert`.
 final class FFmpegAudioInput {

@@ -88,3 +88,32 @@ import Testing
         #expect(throws: PlaybackError.self) { try EmbeddedChapters.read(directory.appendingPathComponent("missing.m4b")) }
     }
 }
+
+/// The cover picture inside an audio file, as ffmpeg writes one into an mp3 (ID3v2 APIC) and an m4b (covr).
+@Suite(.timeLimit(.minutes(5))) struct EmbeddedPictureTests {
+    @Test(arguments: [("mp3", ["-c:a", "libmp3lame", "-id3v2_version", "3"]), ("m4b", ["-c:a", "aac", "-f", "mp4"])])
+    func thePictureComesOutByteForByte(ext: String, codec: [String]) throws {
+        let directory = try TestAudio.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // A picture made by ffmpeg itself, then put into the audio file unchanged.
+        let picture = directory.appendingPathComponent("cover.png")
+        try ffmpeg(["-f", "lavfi", "-i", "testsrc=size=32x48:rate=1", "-frames:v", "1", picture.path])
+        let audio = directory.appendingPathComponent("book.\(ext)")
+        try ffmpeg(["-f", "lavfi", "-i", "sine=duration=1", "-i", picture.path, "-map", "0:a", "-map", "1:v"]
+                   + codec + ["-c:v", "copy", "-disposition:v:0", "attached_pic", audio.path])
+        let found = try EmbeddedPicture.read(audio)
+        #expect(found == (try Data(contentsOf: picture)))
+        // A file without one has none.
+        let plain = try TestAudio.tone("mp3", seconds: 1, in: directory)
+        #expect(try EmbeddedPicture.read(plain) == nil)
+    }
+
+    private func ffmpeg(_ arguments: [String]) throws {
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        process.arguments = ["-nostdin", "-loglevel", "error", "-y"] + arguments
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "ffmpeg \(arguments)")
+    }
+}

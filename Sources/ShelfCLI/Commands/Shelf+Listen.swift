@@ -135,7 +135,8 @@ package struct ListenArguments: ParsableArguments {
 
         COVER
         Every download keeps the title's cover beside its files (the catalog's image link, fetched \
-        through the library's sign-in; PNG or JPEG, up to 20 MB). MPRIS gives it to desktop media \
+        through the library's sign-in; PNG or JPEG, up to 20 MB); a book that came as one audio file \
+        takes the picture inside the file, when it has one. MPRIS gives it to desktop media \
         widgets as mpris:artUrl, and in a window of 100 columns or more the player draws it beside its \
         text in coloured characters (Debian's chafa). Not on a dumb terminal, with NO_COLOR, \
         --no-cover or SHELF_COVER=off.
