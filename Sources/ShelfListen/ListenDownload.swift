@@ -43,7 +43,7 @@ extension ListenSession {
     /// before the library is asked (`run` refines it).
     static func firstParts(_ book: Audiobook, records: ListenRecords, options: ListenOptions) -> [Int] {
         guard !book.parts.isEmpty else { return [] }
-        if let chapter = options.chapter, !book.chapters.indices.contains(chapter - 1) { return [] }
+        if let chapter = options.chapter, ChapterNumbers(book: book).entry(numbered: chapter) == nil { return [] }
         guard let saved = try? records.listeningState() else { return [] }
         let timeline = Timeline(book: book, measureNow: false)
         let start = ListenMachine.startingPoint(

@@ -47,7 +47,9 @@ extension ListenMachine {
     ) -> Start {
         if let from = options.from { return Start(position: timeline.place(from)) }
         if let chapter = options.chapter {
-            let entry = chapters[chapter - 1]
+            // `--chapter 1` is Chapter 1, not the opening credits before it.
+            let numbers = ChapterNumbers(titles: chapters.map(\.title))
+            let entry = chapters[numbers.entry(numbered: chapter) ?? min(chapters.count - 1, chapter - 1)]
             return Start(position: PlaybackPosition(part: entry.part, seconds: entry.offset))
         }
         var position = saved.position.flatMap(timeline.position(of:))

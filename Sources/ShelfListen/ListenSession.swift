@@ -90,7 +90,8 @@ final class ListenSession {
     }
 
     /// How many chapters the book has (for checking `--chapter`).
-    var chapterCount: Int { machine.book.chapters.count }
+    /// (Counted as a person counts them: the opening credits are not a chapter; see `ChapterNumbers`.)
+    var chapterCount: Int { ChapterNumbers(book: machine.book).count }
     /// The book's title and length in seconds (for checking `--from`).
     var title: String { machine.book.summary.title }
     var length: Double { machine.timeline.total }

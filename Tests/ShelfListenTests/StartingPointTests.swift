@@ -59,7 +59,10 @@ import Testing
             note: "Starting again from the beginning."),
         Row(name: "--from", options: ListenOptions(from: 75, screen: false), saved: state(position(1, 5)),
             remote: position(3, 1, device: "urn:uuid:phone", at: later), position: at(2, 15), asks: false),
+        // Chapter 2 as a person counts: the opening credits are not chapter 1.
         Row(name: "--chapter", options: ListenOptions(chapter: 2, screen: false), saved: state(position(1, 5), .finished),
+            position: at(1, 0), asks: false),
+        Row(name: "--chapter 1 is after the credits", options: ListenOptions(chapter: 1, screen: false), saved: state(nil),
             position: at(0, 5), asks: false),
         // Going back after time away (`--rewind auto`, the default).
         Row(name: "two days away goes back 30 s", saved: state(position(1, 5)), position: at(0, 5),
