@@ -147,8 +147,11 @@ final class Terminal {
     func draw(_ lines: [String]) {
         let (rows, columns) = size
         var frame = "\u{1B}[H"
-        for line in lines.prefix(rows) {
-            frame += Self.fit(line, to: columns) + "\u{1B}[K\r\n"
+        let shown = lines.prefix(rows)
+        for (index, line) in shown.enumerated() {
+            // No line break after the last: on the bottom row it would scroll the whole screen up by one, and the
+            // first line (the title) would be lost whenever the screen fills the window.
+            frame += Self.fit(line, to: columns) + "\u{1B}[K" + (index < shown.count - 1 ? "\r\n" : "")
         }
         frame += "\u{1B}[J"
         write(frame)

@@ -26,6 +26,27 @@ import Testing
         return try store.listeningState(of: try store.resolveEdition("7d3c0002", in: try store.library(named: "demo"))).position
     }
 
+    /// A screen that fills the window to its last row keeps its first: the title at 40×10, and the help's heading
+    /// at 60×20, where the help turns pages.
+    @Test func aFullWindowKeepsItsFirstLine() async throws {
+        let fixture = try await ready()
+        let tmux = Tmux()
+        defer { tmux.kill() }
+        try await offloaded { try tmux.start(listen(fixture, "--from 0:01"), columns: 40, rows: 10) }
+        let screen = try await offloaded { try tmux.waitFor("q quit") }
+        let lines = screen.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.first?.contains("The Adventures of Sherlock") == true, "\(screen)")
+        try await offloaded { try tmux.run(["resize-window", "-t", "0", "-x", "60", "-y", "20"]) }
+        let help = try await tmux.press("?", until: "pages")
+        #expect(help.split(separator: "\n").first?.contains("Keys 1/") == true, "\(help)")
+        let second = try await tmux.press("Down", until: "Keys 2/")
+        #expect(second.contains("Ctrl-Z") && second.contains("quit (the position is saved)"), "\(second)")
+        _ = try await tmux.press("Escape", until: "▶ playing")
+        try await offloaded { try tmux.keys("q") }
+        #expect(try await fixture.exitStatus() == "EXIT=0\n")
+        await fixture.finish()
+    }
+
     @Test func at80x24TheHintsShowHelpAndQuit() async throws {
         let fixture = try await ready()
         let tmux = Tmux()
