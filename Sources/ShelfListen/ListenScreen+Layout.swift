@@ -57,14 +57,15 @@ extension ListenScreen {
             return [essentialHints.joined(separator: " · ")]
         }
 
-        private static func pack(_ items: [String], width: Int) -> [String] {
+        /// `items` joined by `separator` into lines of at most `width` columns, as many to a line as fit, in order.
+        private static func pack(_ items: [String], width: Int, separator: String = " · ") -> [String] {
             var lines: [String] = []
             var current = ""
             for item in items {
                 if current.isEmpty {
                     current = item
-                } else if TextWidth.of(current) + 3 + TextWidth.of(item) <= width {
-                    current += " · " + item
+                } else if TextWidth.of(current) + TextWidth.of(separator) + TextWidth.of(item) <= width {
+                    current += separator + item
                 } else {
                     lines.append(current)
                     current = item
@@ -109,22 +110,11 @@ extension ListenScreen {
             return lines.prefix(rows).map { TextWidth.fit($0, to: columns) }
         }
 
-        /// `text` in lines of at most `width` columns, broken between words (a word longer than the width is cut).
+        /// `text` in lines of at most `width` columns, broken between words (a word longer than the width is cut by
+        /// the screen); never no line.
         static func wrap(_ text: String, width: Int) -> [String] {
-            var lines: [String] = []
-            var current = ""
-            for word in text.split(separator: " ", omittingEmptySubsequences: true).map(String.init) {
-                if current.isEmpty {
-                    current = word
-                } else if TextWidth.of(current) + 1 + TextWidth.of(word) <= width {
-                    current += " " + word
-                } else {
-                    lines.append(current)
-                    current = word
-                }
-            }
-            if !current.isEmpty || lines.isEmpty { lines.append(current) }
-            return lines
+            let lines = pack(text.split(separator: " ").map(String.init), width: width, separator: " ")
+            return lines.isEmpty ? [""] : lines
         }
     }
 }

@@ -74,17 +74,8 @@ public final class ChildProcess: @unchecked Sendable {
             cspawn_addchdir(&actions, directory)
         }
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        Self.prepare(&attributes, newGroup: true)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setpgroup(&attributes, 0)
-        posix_spawnattr_setflags(
-            &attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
         let argv = ([executable] + (arguments ?? [])).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let envp = environment.map { $0.map { strdup("\($0.key)=\($0.value)") } + [nil] }
@@ -108,6 +99,25 @@ public final class ChildProcess: @unchecked Sendable {
         reaper.name = "child-\(child)"
         reaper.stackSize = 256 << 10
         reaper.start()
+    }
+
+    /// Initialises `attributes` so that the child starts with no signal blocked and every signal's default action,
+    /// whatever this process blocked or ignored (the test runner's threads block signals; a player ignores SIGPIPE),
+    /// and, with `newGroup`, leads a process group of its own. The caller destroys them.
+    public static func prepare(_ attributes: inout posix_spawnattr_t, newGroup: Bool) {
+        posix_spawnattr_init(&attributes)
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        var flags = POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF
+        if newGroup {
+            posix_spawnattr_setpgroup(&attributes, 0)
+            flags |= POSIX_SPAWN_SETPGROUP
+        }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
     }
 
     private func reap(_ pid: pid_t) {

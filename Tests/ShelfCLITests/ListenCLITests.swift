@@ -531,35 +531,18 @@ struct Tmux: Sendable {
         try Self.spawn(["/usr/bin/tmux", "-L", socket, "new-session", "-d", "-x", "100", "-y", "30", command])
     }
 
-    /// Runs a program to its end with no input or output, without Foundation's Process: the tmux server that
-    /// `new-session` forks would inherit the descriptor Process watches for the child's exit, and its wait would
-    /// never end.
+    /// Runs a program to its end with no input or output (ChildProcess: the tmux server that `new-session` forks
+    /// keeps none of this process's descriptors, so the wait ends when `tmux` does, and starts with no signal
+    /// blocked, so the server and the player in it hear their SIGCHLD and SIGHUP).
     static func spawn(_ arguments: [String]) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, descriptor, "/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-        }
-        // The test runner's threads block signals; a child must start with none blocked and none ignored, or the
-        // tmux server (and the player in it) never hears its SIGCHLD and SIGHUP.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        var pid = pid_t()
-        let spawned = posix_spawn(&pid, arguments[0], &actions, &attributes, &argv, environ)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
-        var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        let process = ChildProcess()
+        process.executableURL = URL(fileURLWithPath: arguments[0])
+        process.arguments = Array(arguments.dropFirst())
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
     }
 
     func keys(_ keys: String...) throws { try run(["send-keys", "-t", "0"] + keys) }

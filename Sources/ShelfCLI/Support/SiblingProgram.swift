@@ -1,4 +1,5 @@
 import Foundation
+import ShelfSpawn
 import ShelfCore
 import Synchronization
 #if canImport(Glibc)
@@ -74,15 +75,8 @@ struct SiblingProgram: Sendable {
         posix_spawn_file_actions_adddup2(&actions, output[1], STDOUT_FILENO)
         // The child starts with no signal blocked or ignored, whatever this process inherited or set.
         var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
+        ChildProcess.prepare(&attributes, newGroup: false)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        var all = sigset_t()
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        posix_spawnattr_setsigdefault(&attributes, &all)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var argv = ([program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid = pid_t()
