@@ -214,6 +214,12 @@ import Testing
         #expect(try store.sampleHeard(edition) != nil)
         let again = try await fixture.shelf.run(["show", "7d3c0004"])
         #expect(again.stdout.contains("shelf listen 7d3c0004 --sample (heard just now)"), "\(again.stdout)")
+        // A sample given as a manifest of parts (The Count of Monte Cristo's) plays the same way.
+        let monte = try await fixture.shelf.run(["listen", "7d3c0008", "--sample", "--no-ui"], environment: environment)
+        #expect(monte.status == 0, "\(monte.stderr)")
+        #expect(monte.stdout.contains("Playing the sample of The Count of Monte Cristo at 0:00 of 0:0"), "\(monte.stdout)")
+        #expect(monte.stdout.hasSuffix("End of the sample of The Count of Monte Cristo.\n"), "\(monte.stdout)")
+        #expect(await fixture.server.state.sampleRequestCount(DemoState.manifestSampleID) == 1)
         // A title with no sample says so; a withdrawn one too, each with its own status.
         let none = try await fixture.shelf.run(["listen", "7d3c0003", "--sample", "--no-ui"], environment: environment)
         #expect(none.status == ShelfExit.notFound.rawValue, "\(none.status) \(none.stderr)")

@@ -204,8 +204,10 @@ struct FeedRenderer: Sendable {
         acquisition(t, context: context, workPath: workPath, into: &out)
         // A sample to hear before borrowing, as publishers give libraries.
         if t.medium == .audiobook {
-            link(href: base + "samples/" + percentEncoded(t.id), rel: "http://opds-spec.org/acquisition/sample",
-                 type: "audio/mpeg", indent: "    ", into: &out)
+            let manifest = t.id == DemoState.manifestSampleID
+            link(href: base + "samples/" + percentEncoded(t.id) + (manifest ? "/manifest" : ""),
+                 rel: "http://opds-spec.org/acquisition/sample", type: manifest ? "application/audiobook+json" : "audio/mpeg",
+                 indent: "    ", into: &out)
         }
         link(href: workPath, rel: "alternate", type: Self.entryType, indent: "    ", into: &out)
         link(href: base + "annotations/" + percentEncoded(t.id), rel: "http://www.w3.org/ns/oa#annotationService",

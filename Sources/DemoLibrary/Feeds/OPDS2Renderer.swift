@@ -112,8 +112,12 @@ struct OPDS2Renderer: Sendable {
             ] + (t.medium == .audiobook ? [link(base + "progression/" + percentEncoded(t.id),
                                                  rel: "http://opds-spec.org/progression",
                                                  type: "application/opds-progression+json"),
-                                            link(base + "samples/" + percentEncoded(t.id),
-                                                 rel: "http://opds-spec.org/acquisition/sample", type: "audio/mpeg")] : [])
+                                            t.id == DemoState.manifestSampleID
+                                                ? link(base + "samples/" + percentEncoded(t.id) + "/manifest",
+                                                       rel: "http://opds-spec.org/acquisition/sample",
+                                                       type: "application/audiobook+json")
+                                                : link(base + "samples/" + percentEncoded(t.id),
+                                                       rel: "http://opds-spec.org/acquisition/sample", type: "audio/mpeg")] : [])
         }
         return [
             "metadata": metadata,

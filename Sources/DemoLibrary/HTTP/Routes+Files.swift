@@ -20,6 +20,14 @@ enum FileRoutes {
                     return FulfilmentRoutes.problem(error)
                 }
             }
+            router.on("/samples/{id}/manifest", method: method) { _, context in
+                do {
+                    let json = try await state.sampleManifest(LoansRoutes.id(context))
+                    return HTTPSupport.response(ByteBuffer(string: json), contentType: "application/audiobook+json")
+                } catch let error as DemoProblem {
+                    return FulfilmentRoutes.problem(error)
+                }
+            }
             router.on("/samples/{id}", method: method) { request, context in
                 do {
                     let resource = try await state.sample(LoansRoutes.id(context))
