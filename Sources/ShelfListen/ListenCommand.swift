@@ -82,6 +82,11 @@ public enum ListenProgram {
         return !commandLine.dropFirst(2).contains { ["-h", "--help", "-help", "--version"].contains($0) }
     }
 
+    /// Lets downloads in this process read the cover inside a book's audio file (FFmpeg is opened only then).
+    public static func readEmbeddedCovers() {
+        Cover.embeddedPicture.withLock { $0 = { file in (try? EmbeddedPicture.read(file)) ?? nil } }
+    }
+
     /// `shelf listen ARGUMENTS` in `shelf`'s own process; exits with the player's status.
     public static func runListen(_ arguments: [String]) -> Never {
         ProcessSetUp.apply()

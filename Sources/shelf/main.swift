@@ -7,4 +7,6 @@ import ShelfListen
 if ListenProgram.isPlayerInvocation(CommandLine.arguments) {
     ListenProgram.runListen(Array(CommandLine.arguments.dropFirst(2)))
 }
+// A download (`shelf download`, a sync) keeps the cover inside a book that came as one audio file.
+ListenProgram.readEmbeddedCovers()
 await ShelfProgram.main()

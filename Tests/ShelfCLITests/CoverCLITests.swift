@@ -97,3 +97,38 @@ import Testing
         await fixture.finish()
     }
 }
+
+extension CoverCLITests {
+    /// A book that came as one mp3 with its cover inside: the download keeps that picture, not the catalog's.
+    @Test func aSingleFileBooksOwnPictureIsItsCover() async throws {
+        let fixture = try await CLIFixture()
+        #expect(try await fixture.shelf.run(["sync"]).status == 0)
+        let scratch = fixture.shelf.home.deletingLastPathComponent().appendingPathComponent("cover-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let picture = scratch.appendingPathComponent("inside.png")
+        let book = scratch.appendingPathComponent("book.mp3")
+        for arguments in [["-f", "lavfi", "-i", "testsrc=size=40x60:rate=1", "-frames:v", "1", picture.path],
+                          ["-f", "lavfi", "-i", "sine=duration=2", "-i", picture.path, "-map", "0:a", "-map", "1:v",
+                           "-c:a", "libmp3lame", "-id3v2_version", "3", "-c:v", "copy", "-disposition:v:0", "attached_pic",
+                           book.path]] {
+            let process = ChildProcess()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+            process.arguments = ["-nostdin", "-loglevel", "error", "-y"] + arguments
+            process.standardInput = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0)
+        }
+        try await fixture.server.state.replaceSingleFile("urn:uuid:7d3c0019-5a1e-4c6b-9f0e-d0c5e1f00019",
+                                                         with: Array(try Data(contentsOf: book)))
+        let download = try await fixture.shelf.run(["download", "7d3c0019"])
+        #expect(download.status == 0, "\(download.stderr)")
+        let store = try Store(home: Home(directory: fixture.shelf.home))
+        let edition = try store.resolveEdition("7d3c0019", in: try store.library(named: "demo"))
+        let kept = try #require(Cover.file(in: Home(directory: fixture.shelf.home).files(library: edition.libraryID,
+                                                                                           edition: edition.rowID)))
+        #expect(try Data(contentsOf: kept) == (try Data(contentsOf: picture)))
+        await fixture.finish()
+    }
+}

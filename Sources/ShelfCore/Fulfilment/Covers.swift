@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A title's cover image, kept beside its files (`cover.jpg` or `cover.png`): fetched with every download from the
 /// entry's image link, through the library's sign-in, for MPRIS's `mpris:artUrl`, the player's screen, `shelf show`
@@ -8,6 +9,10 @@ public enum Cover {
     public static let names = ["cover.jpg", "cover.jpeg", "cover.png"]
     /// The largest cover kept.
     public static let limit = 20 * 1_048_576
+
+    /// Reads the picture inside an audio file (FFmpeg, which ShelfCore does not link): set by the programs that
+    /// have the player (`shelf`), nil elsewhere, where only the catalog's image is kept.
+    public static let embeddedPicture = Mutex<(@Sendable (URL) -> Data?)?>(nil)
 
     /// The cover kept in `directory`, if any.
     public static func file(in directory: URL) -> URL? {
@@ -55,6 +60,13 @@ extension FulfilmentService {
     /// cannot be had is a line in the log, never a failed download.
     func keepCover(_ edition: EditionRef) {
         let directory = home.files(library: edition.libraryID, edition: edition.rowID)
+        // A book that came as audio files (one m4b or mp3, a zip of them) usually carries its cover: that one first.
+        if let read = Cover.embeddedPicture.withLock({ $0 }), let book = try? store.audiobook(edition, home: home),
+            !book.hasTableOfContents, let first = book.parts.first, let picture = read(first.file),
+            (try? Cover.keep(picture, in: directory)) != nil
+        {
+            return
+        }
         guard Cover.file(in: directory) == nil,
             let link = (try? store.edition(edition))?.coverURL, let url = URL(string: link)
         else { return }
