@@ -61,8 +61,11 @@ extension FulfilmentService {
     func keepCover(_ edition: EditionRef) {
         let directory = home.files(library: edition.libraryID, edition: edition.rowID)
         // A book that came as audio files (one m4b or mp3, a zip of them) usually carries its cover: that one first.
-        if let read = Cover.embeddedPicture.withLock({ $0 }), let book = try? store.audiobook(edition, home: home),
-            !book.hasTableOfContents, let first = book.parts.first, let picture = read(first.file),
+        if let read = Cover.embeddedPicture.withLock({ $0 }), let record = try? store.fulfilment(of: edition),
+            let manifest = try? AudiobookManifest.parse(Data(record.manifest.utf8),
+                                                        url: URL(string: record.manifestURL ?? "") ?? directory),
+            manifest.toc.isEmpty, let first = manifest.parts.first,
+            let picture = read(directory.appendingPathComponent(Self.fileName(first))),
             (try? Cover.keep(picture, in: directory)) != nil
         {
             return
