@@ -167,8 +167,8 @@ extension DetailPrinter {
 enum PlainText {
     /// A description's HTML as plain text, in one pass over its scalars (no regular expressions: ICU's would be most
     /// of `shelf show`'s own time): `<br>` is a line end and `</p>` a blank line (either in any case, with space
-    /// before the `>`), every other tag (`<` up to the next `>`) is dropped, the common entities are decoded once
-    /// (`&amp;lt;` is `&lt;`), a run of spaces and tabs is one space, white space holding three or more line ends is
+    /// before the `>`), every other tag (`<` up to the next `>`) is dropped, every HTML5 named and numeric character
+    /// reference is decoded once (`&amp;lt;` is `&lt;`), a run of spaces and tabs is one space, white space holding three or more line ends is
     /// a blank line from its first, and there is no white space at either end.
     static func fromHTML(_ html: String) -> String {
         let scalars = Array(html.unicodeScalars)
@@ -185,10 +185,11 @@ enum PlainText {
                 index = close + 1
                 continue
             }
-            if scalar == "&", let semicolon = scalars[(index + 1)..<min(index + 9, scalars.count)].firstIndex(of: ";"),
-               let decoded = entities[String(String.UnicodeScalarView(scalars[index...semicolon]))]
+            if scalar == "&",
+                let semicolon = scalars[(index + 1)..<min(index + longestReference, scalars.count)].firstIndex(of: ";"),
+                let decoded = reference(scalars[(index + 1)..<semicolon])
             {
-                text.append(decoded)
+                text.append(contentsOf: decoded.unicodeScalars)
                 index = semicolon + 1
                 continue
             }
@@ -198,10 +199,40 @@ enum PlainText {
         return collapsingWhiteSpace(Array(text)).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private static let entities: [String: Unicode.Scalar] = [
-        "&amp;": "&", "&lt;": "<", "&gt;": ">", "&quot;": "\"", "&#39;": "'", "&apos;": "'", "&nbsp;": " ",
-        "&mdash;": "—", "&ndash;": "–", "&rsquo;": "’", "&lsquo;": "‘", "&ldquo;": "“", "&rdquo;": "”", "&hellip;": "…",
-    ]
+    /// Every HTML5 named reference (`HTMLEntities`, generated from the WHATWG table), by name without `&` and `;`.
+    private static let entities: [String: String] = {
+        var map: [String: String] = [:]
+        for line in HTMLEntities.table.split(separator: "\n") {
+            guard let tab = line.firstIndex(of: "\t") else { continue }
+            map[String(line[..<tab])] = String(line[line.index(after: tab)...])
+        }
+        return map
+    }()
+
+    /// The most scalars from `&` to `;` a reference can span: `&CounterClockwiseContourIntegral;` is 33.
+    private static let longestReference = 34
+
+    /// What `&inside;` stands for: a named reference, or a numeric one (`#8212`, `#x2019`), where a number that is
+    /// no character (zero, a surrogate, past U+10FFFF) is U+FFFD as HTML5 has it; nil when it is no reference (the
+    /// text stays as written).
+    static func reference(_ inside: ArraySlice<Unicode.Scalar>) -> String? {
+        guard let first = inside.first else { return nil }
+        guard first == "#" else { return entities[String(String.UnicodeScalarView(inside))] }
+        var digits = inside.dropFirst()
+        var radix: UInt32 = 10
+        if let mark = digits.first, mark == "x" || mark == "X" {
+            radix = 16
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty, digits.count <= 8 else { return nil }
+        var value: UInt32 = 0
+        for digit in digits {
+            guard let number = Int(String(digit), radix: Int(radix)) else { return nil }
+            value = value * radix + UInt32(number)
+        }
+        guard value != 0, let scalar = Unicode.Scalar(value) else { return "\u{FFFD}" }
+        return String(Character(scalar))
+    }
 
     private enum Tag { case lineBreak, paragraphEnd, other }
 
