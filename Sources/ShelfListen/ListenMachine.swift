@@ -29,7 +29,7 @@ struct ListenMachine {
     private(set) var helpPage = 0
     /// A chapter number being typed in the contents.
     private(set) var tocTyped = ""
-    var sleep: SleepTimer?
+    private(set) var sleep: SleepTimer?
     /// Asked with `--sleep` in chapters: set once the chapter playing is known.
     private var sleepRequest: SleepTimer.Request?
     /// The volume the patron chose (0…1, in steps of 0.1) and whether it is muted; the sleep timer's fade scales it.
@@ -460,13 +460,10 @@ struct ListenMachine {
             return seek(to: PlaybackPosition(part: 0, seconds: 0)) + [.play]
         case .paused:
             player.state = .playing
-            // What was said about the pause ("Paused while suspended", the sleep timer's line) is over.
+            // What was said about the pause ("Paused while suspended", the sleep timer's line, `F`'s) is over; playing
+            // on after `F` makes the book in progress again.
             message = nil
-            // Playing on after `F`: the book is in progress again.
-            if markedFinished {
-                markedFinished = false
-                message = nil
-            }
+            markedFinished = false
             let (back, effects) = rewound()
             return effects + (back.map { seek(to: $0) } ?? []) + [.play] + pullRemote()
         default:

@@ -136,7 +136,6 @@ struct ListenRecords {
             device: device, deviceName: nil, at: place.at)
     }
 
-    /// The library's annotation client, or nil when there is none to reach (no library session can be made).
     /// The title's sample as a book of its own: fetched into `directory` (no loan needed, nothing kept there after),
     /// its chapters from the files. Throws `SampleError` when the catalog offers none that plays.
     func sampleBook(configuration: HTTPConfiguration, into directory: URL) throws -> Audiobook {
@@ -156,6 +155,7 @@ struct ListenRecords {
         return book
     }
 
+    /// The library's annotation client, or nil when there is none to reach (no library session can be made).
     func positionSync(configuration: HTTPConfiguration) -> PositionSync? {
         // Positions not synced with this library: the player neither asks it nor sends to it.
         guard library.positionsSynced else { return nil }

@@ -144,12 +144,7 @@ public final class Player: @unchecked Sendable {
         condition.withLock {
             guard skipsSilence != on else { return }
             skipsSilence = on
-            guard running else { return }
-            let here = heardPosition()
-            generation += 1
-            seekTarget = here
-            resetOutputLocked(at: here)
-            condition.broadcast()
+            if running { decodeAgainLocked(from: heardPosition()) }
         }
     }
 
@@ -207,12 +202,7 @@ public final class Player: @unchecked Sendable {
     /// Jumps to `target`, dropping audio decoded ahead.
     public func seek(to target: PlaybackPosition) throws {
         try validate(target)
-        condition.withLock {
-            generation += 1
-            seekTarget = target
-            resetOutputLocked(at: target)
-            condition.broadcast()
-        }
+        condition.withLock { decodeAgainLocked(from: target) }
     }
 
     /// Changes speed (0.5–4.0) from the position heard now; the tempo graph is rebuilt.
@@ -221,11 +211,7 @@ public final class Player: @unchecked Sendable {
         condition.withLock {
             let here = heardPosition()
             speed = newSpeed
-            guard running else { return }
-            generation += 1
-            seekTarget = here
-            resetOutputLocked(at: here)
-            condition.broadcast()
+            if running { decodeAgainLocked(from: here) }
         }
     }
 
@@ -251,6 +237,15 @@ public final class Player: @unchecked Sendable {
         guard parts.indices.contains(position.part) else {
             throw PlaybackError.noSuchPart(index: position.part, count: parts.count)
         }
+    }
+
+    /// Drops what was decoded ahead and has the decode thread start again at `target` (a seek, or a change of speed
+    /// or of skipping silence heard from where the listener is).
+    private func decodeAgainLocked(from target: PlaybackPosition) {
+        generation += 1
+        seekTarget = target
+        resetOutputLocked(at: target)
+        condition.broadcast()
     }
 
     private func resetOutputLocked(at target: PlaybackPosition) {

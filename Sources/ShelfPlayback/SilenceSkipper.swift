@@ -86,14 +86,6 @@ public final class SilenceSkipper {
         return runs
     }
 
-    /// Drops what is held and partial (a seek), keeping the count of time removed.
-    public func reset() {
-        held = []
-        heldBlocks = 0
-        dropping = false
-        partial = []
-    }
-
     private func take(_ block: Run, into runs: inout [Run]) {
         guard Self.isSilent(block.samples) else {
             for run in held { emit(run, into: &runs) }
