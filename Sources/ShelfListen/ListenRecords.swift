@@ -55,12 +55,9 @@ struct ListenRecords {
     /// image the download kept. Nothing when the file has none, or in a read-only home.
     func keepEmbeddedCover(of book: Audiobook) {
         guard !book.hasTableOfContents, let first = book.parts.first,
-            FileManager.default.fileExists(atPath: first.file.path),
-            let picture = (try? EmbeddedPicture.read(first.file)) ?? nil, Cover.name(for: picture) != nil
+            FileManager.default.fileExists(atPath: first.file.path)
         else { return }
-        let directory = first.file.deletingLastPathComponent()
-        if let kept = Cover.file(in: directory), (try? Data(contentsOf: kept)) == picture { return }
-        try? Cover.keep(picture, in: directory)
+        Cover.keepPicture(inside: first.file, in: first.file.deletingLastPathComponent()) { (try? EmbeddedPicture.read($0)) ?? nil }
     }
 
     /// The chapters the part files declare, by part and offset; a part that declares none (or cannot be opened) is

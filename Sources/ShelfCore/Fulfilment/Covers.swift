@@ -43,6 +43,15 @@ public enum Cover {
         return file
     }
 
+    /// Keeps the picture inside the audio `file` (as `read` finds it) as the cover in `directory`, unless that same
+    /// picture is kept there already; false when the file carries no PNG or JPEG picture.
+    @discardableResult
+    public static func keepPicture(inside file: URL, in directory: URL, read: (URL) -> Data?) -> Bool {
+        guard let picture = read(file), name(for: picture) != nil else { return false }
+        if let kept = self.file(in: directory), (try? Data(contentsOf: kept)) == picture { return true }
+        return (try? keep(picture, in: directory)) != nil
+    }
+
     /// Fetches the cover at `url` through `session` (the patron's sign-in on the library's own host) into
     /// `directory`; throws `Skipped` or the network's error.
     @discardableResult
@@ -65,8 +74,7 @@ extension FulfilmentService {
             let manifest = try? AudiobookManifest.parse(Data(record.manifest.utf8),
                                                         url: URL(string: record.manifestURL ?? "") ?? directory),
             manifest.toc.isEmpty, let first = manifest.parts.first,
-            let picture = read(directory.appendingPathComponent(Self.fileName(first))),
-            (try? Cover.keep(picture, in: directory)) != nil
+            Cover.keepPicture(inside: directory.appendingPathComponent(Self.fileName(first)), in: directory, read: read)
         {
             return
         }
