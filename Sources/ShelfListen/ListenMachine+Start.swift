@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCLI
 import ShelfCore
 import ShelfPlayback
 

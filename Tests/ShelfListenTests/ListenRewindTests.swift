@@ -1,4 +1,5 @@
 import Foundation
+import ShelfCLI
 import ShelfPlayback
 import Testing
 @testable import ShelfCore

@@ -71,25 +71,15 @@ package struct ListenArguments: ParsableArguments {
         if from != nil && chapter != nil { throw ValidationError("give --from or --chapter, not both") }
         if let speed, !(0.5...4.0).contains(speed) { throw ValidationError("--speed must be 0.5 to 4.0") }
         if let volume, !(0...200).contains(volume) { throw ValidationError("--volume must be 0 to 200") }
-        if let rewind, Self.rewindChoices(rewind) == nil {
+        if let rewind, Rewind(rewind) == nil {
             throw ValidationError("--rewind takes auto, off or a length like 20s")
         }
     }
 
-    /// Whether `--sleep` is a length, `chapter`, or a number of chapters (ShelfListen's `SleepTimer.parse` reads it).
+    /// Whether `--sleep` sets a timer (`SleepTimer.parse`, which the player reads it with); empty sets none.
     static func isSleepChoice(_ text: String) -> Bool {
-        let text = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if text == "chapter" || text == "c" { return true }
-        for suffix in ["chapters", "chapter", "c"] where text.hasSuffix(suffix) {
-            return Int(text.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map { $0 > 0 } ?? false
-        }
-        return (Clock.parse(text) ?? 0) > 0
-    }
-
-    /// Whether `--rewind` is auto, off, or a length (ShelfListen's `Rewind` reads it).
-    static func rewindChoices(_ text: String) -> String? {
-        if ["auto", "off"].contains(text.lowercased()) { return text }
-        return (Clock.parse(text) ?? -1) >= 0 ? text : nil
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty, case .set = SleepTimer.parse(text) else { return false }
+        return true
     }
 
     /// The help both commands show.

@@ -2,8 +2,9 @@ import Foundation
 import ShelfCore
 
 /// How far back the player goes when it plays on after a pause (`--rewind`, kept for the patron): after a long
-/// pause the listener has lost the thread.
-enum Rewind: Equatable {
+/// pause the listener has lost the thread. Here, beside `shelf listen`'s arguments, so that their check and the
+/// player read `--rewind` with one parser.
+package enum Rewind: Equatable {
     /// Audiobookshelf's rule, the default: nothing after a pause under 3 s, 10 s under 5 minutes, 20 s under 30
     /// minutes, else 30 s.
     case auto
@@ -12,10 +13,10 @@ enum Rewind: Equatable {
     case seconds(Double)
 
     /// Where `--rewind` is kept (the positions database's `setting` table).
-    static let setting = "listen.rewind"
+    package static let setting = "listen.rewind"
 
     /// "auto", "off", or a length (10s, 1m).
-    init?(_ text: String) {
+    package init?(_ text: String) {
         switch text.lowercased() {
         case "auto": self = .auto
         case "off", "0", "none": self = .off
@@ -26,7 +27,7 @@ enum Rewind: Equatable {
     }
 
     /// As `--rewind` takes it, to be kept.
-    var text: String {
+    package var text: String {
         switch self {
         case .auto: "auto"
         case .off: "off"
@@ -35,7 +36,7 @@ enum Rewind: Equatable {
     }
 
     /// Seconds to go back after a pause of `paused` seconds.
-    func seconds(after paused: Double) -> Double {
+    package func seconds(after paused: Double) -> Double {
         guard paused >= 3 else { return 0 }
         switch self {
         case .off: return 0
@@ -48,7 +49,7 @@ enum Rewind: Equatable {
     }
 
     /// What was asked now (kept for the next time), else what was kept, else `auto`.
-    static func chosen(asked: Rewind?, store: Store) throws -> Rewind {
+    package static func chosen(asked: Rewind?, store: Store) throws -> Rewind {
         if let asked {
             try store.setSetting(setting, to: asked.text)
             return asked
@@ -57,7 +58,7 @@ enum Rewind: Equatable {
     }
 
     /// "a 12-minute pause", "2 days away": the pause as the line that says why the player went back names it.
-    static func pauseLabel(_ seconds: Double) -> String {
+    package static func pauseLabel(_ seconds: Double) -> String {
         let minutes = Int(seconds / 60)
         if seconds < 60 { return "a \(Int(seconds))-second pause" }
         if minutes < 60 { return "a \(minutes)-minute pause" }
