@@ -101,6 +101,18 @@ public final class ChildProcess: @unchecked Sendable {
         reaper.start()
     }
 
+    /// Starts the child with its standard output in a pipe, reads that to its end, and waits for the child to end:
+    /// what it wrote there (its status is `terminationStatus`). For a child that writes little or nothing to
+    /// standard error, or whose standard error goes elsewhere.
+    public func runReadingOutput() throws -> Data {
+        let out = Pipe()
+        standardOutput = out
+        try run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        waitUntilExit()
+        return data
+    }
+
     /// Initialises `attributes` so that the child starts with no signal blocked and every signal's default action,
     /// whatever this process blocked or ignored (the test runner's threads block signals; a player ignores SIGPIPE),
     /// and, with `newGroup`, leads a process group of its own. The caller destroys them.

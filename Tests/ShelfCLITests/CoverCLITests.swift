@@ -33,12 +33,8 @@ import Testing
         env["KITTY_WINDOW_ID"] = nil
         for (key, value) in environment { env[key] = value }
         process.environment = env
-        let out = Pipe()
-        process.standardOutput = out
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try process.runReadingOutput()
         #expect(process.terminationStatus == 0, "\(String(decoding: data, as: UTF8.self))")
         return String(decoding: data, as: UTF8.self)
     }

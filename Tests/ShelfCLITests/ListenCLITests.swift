@@ -524,12 +524,7 @@ struct Tmux: Sendable {
             process.waitUntilExit()
             return ""
         }
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        return String(decoding: try process.runReadingOutput(), as: UTF8.self)
     }
 
     /// Starts `command` in a 100 × 30 window; the server ends with it.

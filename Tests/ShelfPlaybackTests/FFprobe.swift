@@ -66,13 +66,9 @@ enum FFtool {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
-        let out = Pipe()
-        process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try process.runReadingOutput()
         #expect(process.terminationStatus == 0, "\(tool) \(arguments.joined(separator: " "))")
         return data
     }

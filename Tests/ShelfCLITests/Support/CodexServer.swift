@@ -47,14 +47,10 @@ final class CodexServer: @unchecked Sendable {
                 var environment = ProcessInfo.processInfo.environment
                 environment["SHELF_CODEX_VENV"] = venv.path
                 process.environment = environment
-                let out = Pipe()
-                process.standardOutput = out
                 let log = directory.appendingPathComponent("start.log")
                 FileManager.default.createFile(atPath: log.path, contents: nil)
                 process.standardError = try FileHandle(forWritingTo: log)
-                try process.run()
-                let data = out.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
+                let data = try process.runReadingOutput()
                 if process.terminationStatus == 3 && attempt < 3 {
                     try? FileManager.default.removeItem(at: directory)
                     continue

@@ -14,12 +14,8 @@ struct FFprobe {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
         process.arguments = ["-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-show_chapters", file.path]
-        let out = Pipe()
-        process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try process.runReadingOutput()
         guard process.terminationStatus == 0, let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         else { throw ProbeFailure(file: file.path) }
         return json

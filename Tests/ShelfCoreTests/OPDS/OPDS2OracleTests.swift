@@ -31,12 +31,8 @@ struct OPDS2OracleTests {
         let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: ProcessInfo.processInfo.environment["SHELF_OPDS2_ORACLE"]!)
         process.arguments = [FixturePaths.packageRoot.appendingPathComponent("Scripts/opds2-oracle").path] + files.map(\.path)
-        let output = Pipe()
-        process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try process.runReadingOutput()
         #expect(process.terminationStatus == 0)
         // A file Palace's parser gives up on maps to an error object, which does not decode as a list: left out.
         let raw = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
