@@ -94,19 +94,20 @@ import Testing
         #expect(session.state == .playing)
     }
 
+    /// The player's screen of the test book at `position`, 80 columns wide.
+    private func screen(at position: PlaybackPosition, state: Player.State, speed: Double) -> [String] {
+        let book = TestBook.book()
+        return ListenScreen.player(book: book, timeline: TestBook.timeline(book), position: position, state: state,
+                                   speed: speed, sleep: nil, downloading: false, message: nil, width: 80)
+    }
+
     @Test func theEndReadsAHundredPercent() {
-        let session = Harness(at: at(3, 29.97))
-        let screen = ListenScreen.player(
-            book: session.machine.book, timeline: session.timeline, position: at(3, 29.97), state: .finished, speed: 1,
-            sleep: nil, downloading: false, message: nil, width: 80)
+        let screen = screen(at: at(3, 29.97), state: .finished, speed: 1)
         #expect(screen.contains { $0.contains("book     1:59 / 2:00   −0:00   100%") }, "\(screen)")
     }
 
     @Test func timeLeftIsAtTheSpeedPlaying() {
-        let session = Harness(at: at(0, 15))
-        let screen = ListenScreen.player(
-            book: session.machine.book, timeline: session.timeline, position: at(0, 15), state: .playing, speed: 3,
-            sleep: nil, downloading: false, message: nil, width: 80)
+        let screen = screen(at: at(0, 15), state: .playing, speed: 3)
         // 1:45 of the book left is 0:35 at 3×; 15 s of the chapter is 5.
         #expect(screen.contains { $0.contains("book     0:15 / 2:00   −0:35") }, "\(screen)")
         #expect(screen.contains { $0.contains("chapter  0:10 / 0:25   −0:05") }, "\(screen)")
