@@ -63,7 +63,12 @@ enum AnnotationsFuzz {
             return
         }
         require(reread.position == part + 1, "the written progression's position changed")
-        require(abs((reread.seconds ?? -1) - (progression.seconds ?? 0)) <= 0.005, "the written progression's time changed")
+        // Written to the hundredth: what reads back is the time rounded so, whatever the decimal digits' binary error.
+        let seconds = progression.seconds ?? 0
+        let expected: Double? = Double(String(format: "%.2f", seconds))
+        let read: Double = reread.seconds ?? -1
+        require(read == expected && abs(read - seconds) <= 0.005 + 1e-9,
+                "the written progression's time changed: \(seconds) read back as \(read)")
         require(abs(reread.modified.timeIntervalSince(progression.modified)) < 1, "the written progression's modified changed")
     }
 

@@ -10,6 +10,8 @@ struct FeedRenderer: Sendable {
     /// Loans are fulfilled through an ODL templated link (`odl:tlink`, `…/fulfill{?id,checkout_id,patron_id,client_id}`), as an
     /// ODL distributor's feed has them.
     var templatedFulfilment = false
+    /// Single files are linked as a plain web server's static catalog links them (`DemoState.setPlainFiles`).
+    var plainFiles = false
 
     /// How an entry is offered: in the catalog, on the patron's shelf as a loan, or as a hold.
     enum EntryContext {
@@ -141,7 +143,9 @@ struct FeedRenderer: Sendable {
         out += namespaces ? "<entry \(Self.namespaces)\(typeAttribute)>\n" : "  <entry\(typeAttribute)>\n"
         element("title", t.title, into: &out)
         if let subtitle = t.subtitle { element("schema:alternativeHeadline", subtitle, into: &out) }
-        if let duration = t.duration { out += "    <dcterms:duration>\(duration)</dcterms:duration>\n" }
+        if let duration = t.duration, !(plainFiles && t.singleFile != nil) {
+            out += "    <dcterms:duration>\(duration)</dcterms:duration>\n"
+        }
         if let series = t.series {
             // As Palace writes it: the name an attribute, the position a child element, then the series' feed.
             out += "    <schema:series name=\"\(xmlEscaped(series.name))\">\n"
@@ -184,7 +188,7 @@ struct FeedRenderer: Sendable {
                  type: Self.acquisitionFeedType, title: author, indent: "      ", into: &out)
             out += "    </author>\n"
         }
-        for narrator in t.narrators {
+        for narrator in (plainFiles && t.singleFile != nil ? [] : t.narrators) {
             out += "    <contributor opf:role=\"nrt\">\n      <name>"
             appendEscaped(narrator, to: &out)
             out += "</name>\n    </contributor>\n"
@@ -195,7 +199,8 @@ struct FeedRenderer: Sendable {
         if let file = t.singleFile {
             // A plain download with no circulation markup at all: free to take, as on calibre or COPS.
             let href = t.acquisitionHref.map(resolve) ?? base + "files/" + percentEncoded(t.id) + "/" + file.fileName
-            link(href: href, rel: "http://opds-spec.org/acquisition", type: file.format.mediaType, indent: "    ", into: &out)
+            let type = plainFiles ? "application/octet-stream" : file.format.mediaType
+            link(href: href, rel: "http://opds-spec.org/acquisition", type: type, indent: "    ", into: &out)
             link(href: workPath, rel: "alternate", type: Self.entryType, indent: "    ", into: &out)
             if let lane { link(href: lane.href, rel: "collection", title: lane.title, indent: "    ", into: &out) }
             out += namespaces ? "</entry>\n" : "  </entry>\n"

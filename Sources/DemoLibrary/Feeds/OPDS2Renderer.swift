@@ -85,8 +85,10 @@ struct OPDS2Renderer: Sendable {
             metadata["@type"] = t.medium == .audiobook ? "http://bib.schema.org/Audiobook" : "http://schema.org/EBook"
         }
         if let subtitle = t.subtitle { metadata["subtitle"] = subtitle }
-        if let duration = t.duration { metadata["duration"] = duration }
-        if !t.narrators.isEmpty { metadata["narrator"] = t.narrators.map { ["name": $0] } }
+        // A plain web server's static catalog (`FeedRenderer.plainFiles`) gives neither.
+        let plain = atom.plainFiles && t.singleFile != nil
+        if let duration = t.duration, !plain { metadata["duration"] = duration }
+        if !t.narrators.isEmpty, !plain { metadata["narrator"] = t.narrators.map { ["name": $0] } }
         if let series = t.series {
             var entry: [String: Any] = [
                 "name": series.name,
@@ -100,7 +102,7 @@ struct OPDS2Renderer: Sendable {
             // A plain download with no circulation markup at all, as calibre or COPS offer a file.
             [
                 link(t.acquisitionHref.map(atom.resolve) ?? base + "files/" + percentEncoded(t.id) + "/" + file.fileName,
-                     rel: "http://opds-spec.org/acquisition", type: file.format.mediaType),
+                     rel: "http://opds-spec.org/acquisition", type: atom.plainFiles ? "application/octet-stream" : file.format.mediaType),
                 link(workPath, rel: "alternate", type: FeedRenderer.entryType),
             ]
         } else {

@@ -31,7 +31,9 @@ enum FaultedResponse {
             return Response(status: .found, headers: [.location: target, .contentLength: "0"])
         }
         if faults.html {
-            return HTTPSupport.response(ByteBuffer(string: CatalogRoutes.captivePortalHTML), contentType: "text/html; charset=utf-8")
+            // Under the type `contentType` names when it is given: a plain web server's error page as a download.
+            return HTTPSupport.response(
+                ByteBuffer(string: CatalogRoutes.captivePortalHTML), contentType: faults.contentType ?? "text/html; charset=utf-8")
         }
         var headers = headers
         headers[.contentType] = faults.contentType ?? contentType

@@ -14,7 +14,15 @@ enum FileRoutes {
                     var delivery = PartDelivery(resource: resource, statsKey: "\(id)/\(name)")
                     // The parts' throttle, as a slow server sends a whole book's file.
                     let switches = await state.switches
-                    delivery.bytesPerSecond = switches.audio[switches.audioFaultKey(for: id)]?.bytesPerSecond
+                    let faults = switches.audio[switches.audioFaultKey(for: id)]
+                    delivery.bytesPerSecond = faults?.bytesPerSecond
+                    // A plain web server's faults too: an error page where the file should be, a status…
+                    if let response = faults?.response, let faulted = await FaultedResponse.answer(
+                        response, body: resource.slice(0..<resource.length), contentType: resource.contentType,
+                        request: request, context: context
+                    ) {
+                        return faulted
+                    }
                     return FulfilmentRoutes.serve(delivery, request: request, state: state)
                 } catch let error as DemoProblem {
                     return FulfilmentRoutes.problem(error)

@@ -12,7 +12,7 @@ extension DemoState {
         let key = "\(id)/\(file.fileName)"
         stats.partRequests[key, default: 0] += 1
         if let made = packages[key] {
-            return AudioResource(base: made, contentType: file.format.mediaType, lastModified: audioModified)
+            return AudioResource(base: made, contentType: renderer.plainFiles ? "application/octet-stream" : file.format.mediaType, lastModified: audioModified)
         }
         let bytes: [UInt8]
         do {
@@ -26,7 +26,7 @@ extension DemoState {
         }
         let buffer = ByteBuffer(bytes: bytes)
         packages[key] = buffer
-        return AudioResource(base: buffer, contentType: file.format.mediaType, lastModified: audioModified)
+        return AudioResource(base: buffer, contentType: renderer.plainFiles ? "application/octet-stream" : file.format.mediaType, lastModified: audioModified)
     }
 
     /// A zip with one mp3 per chapter, named for their order, and a note that is not audio; no manifest.

@@ -129,10 +129,11 @@ public actor DemoState {
     func setBaseURL(_ url: URL) {
         var base = url.absoluteString
         if !base.hasSuffix("/") { base += "/" }
-        let templated = renderer.templatedFulfilment
+        let (templated, plain) = (renderer.templatedFulfilment, renderer.plainFiles)
         renderer = FeedRenderer(base: base, libraryName: configuration.libraryName,
                                 packagedAudiobookID: configuration.packagedAudiobookID)
         renderer.templatedFulfilment = templated
+        renderer.plainFiles = plain
         cache.removeAll()
     }
 
@@ -142,6 +143,17 @@ public actor DemoState {
         renderer.templatedFulfilment = on
         cache.removeAll()
     }
+
+    /// Links single files as a plain web server's static catalog does: `application/octet-stream`, with no running
+    /// time or narrator, the file name the only sign of audio (and serves them with that type); pages rendered
+    /// before are dropped.
+    public func setPlainFiles(_ on: Bool) {
+        renderer.plainFiles = on
+        cache.removeAll()
+    }
+
+    /// Whether single files are linked and served as a plain web server's.
+    public var plainFiles: Bool { renderer.plainFiles }
 
     // MARK: Catalog changes
 

@@ -10,7 +10,7 @@ public struct PageFaults: Codable, Sendable, Equatable {
     public var truncate: Bool
     /// Promise the whole page in Content-Length, send this many bytes, then close the connection.
     public var dropConnectionAfterBytes: Int?
-    /// Serve an HTML page (`text/html`), as a captive portal or error page would.
+    /// Serve an HTML page (`text/html`, or `contentType` when given), as a captive portal or error page would.
     public var html: Bool
     /// Serve well-formed XML that is not Atom (an RSS document) under the OPDS content type.
     public var notAtom: Bool

@@ -70,7 +70,7 @@ public enum FulfilmentError: ShelfFailure, Equatable {
             "the library no longer serves the title at \(Redaction.url(url)) (\(status)); run `shelf sync` to refresh its "
                 + "links, then download it again"
         case .notAudio(let title, let part, let reason):
-            "\(title) cannot be played: part \(part) of its reading order is not audio (\(reason)); nothing was downloaded"
+            "\(title) cannot be played: part \(part) of its reading order is not audio (\(reason)); nothing was kept"
         case .tokenRefused(let url, let reason):
             "\(Redaction.url(url)) refused the library's own fulfilment token (\(reason)), also a new one; try again later, or `shelf login` again if it goes on"
         case .noAudioFiles(let title):

@@ -237,6 +237,21 @@ public final class FulfilmentService {
                 report.failures = failures
                 return report
             }
+            // A single file is whatever the catalog's link gave (perhaps typed by its name only): an HTML page or a
+            // PDF where audio was promised is refused, not kept as the book.
+            if acquisition.isFile {
+                for part in manifest.parts {
+                    let file = target.appendingPathComponent(Self.fileName(part))
+                    let head = (try? FileHandle(forReadingFrom: file)).map { handle in
+                        defer { try? handle.close() }
+                        return (try? handle.read(upToCount: 512)) ?? Data()
+                    } ?? Data()
+                    if let reason = AudioTypes.whyNotAudio(head: head) {
+                        try? FileManager.default.removeItem(at: file)
+                        throw FulfilmentError.notAudio(title: summary.title, part: part.index + 1, reason: reason)
+                    }
+                }
+            }
             try store.applyLifecycle(.transferFinished, to: edition, reason: nil)
             try finishProcessing(manifest, target: target, edition: edition, isUpdate: isUpdate)
             try store.applyLifecycle(.processed, to: edition, reason: "\(manifest.parts.count) parts")

@@ -30,6 +30,8 @@ struct OPDS2Publication {
         entry.contributors += contributors(metadata["contributor"], roles: nil)
         entry.categories = metadata["subject"].list.compactMap(category)
         readImages(into: &entry)
+        // An ODL licence feed's publications say what they are licensed as (`licenses[].metadata.format`).
+        for license in metadataLicenses() { entry.licenseFormats += license }
         for link in node["links"].list.compactMap(OPDS2Link.init) { add(link, to: &entry) }
         if entry.id.isEmpty {
             // Without an identifier the publication's own URL is what stays the same from one sync to the next.
@@ -123,11 +125,20 @@ struct OPDS2Publication {
         }
     }
 
+    /// The formats of each of the publication's ODL licences.
+    private func metadataLicenses() -> [[String]] {
+        node["licenses"].list.map { license in
+            let format = license["metadata"]["format"]
+            return format.string.map { [$0] } ?? format.list.compactMap(\.string)
+        }
+    }
+
     /// An acquisition link with its `properties`: indirect acquisitions, availability, holds, copies and price.
     private func acquisition(_ link: OPDS2Link, kind: AcquisitionKind, rel: String, href: String) -> Acquisition {
         let properties = link.properties
+        let type = AudioTypes.typeByName(type: link.type, href: href, title: link.title) ?? link.type
         var acquisition = Acquisition(
-            kind: kind, rel: rel, href: href, type: link.type,
+            kind: kind, rel: rel, href: href, type: type,
             indirect: properties["indirectAcquisition"].list.compactMap(indirect))
         let availability = properties["availability"]
         if let state = availability["state"].string {

@@ -297,6 +297,9 @@ public struct OPDSEntry: Codable, Sendable, Equatable {
     public var duration: Double?
     /// The series the entry belongs to, with its position in it.
     public var series: Series?
+    /// The formats an ODL licence feed licenses the entry in (`odl:license/dcterms:format`, OPDS 2's
+    /// `licenses[].metadata.format`), e.g. `application/audiobook+json`.
+    public var licenseFormats: [String] = []
 
     /// Creates the value from its parts; omitted parts are absent.
     public init(

@@ -12,8 +12,12 @@ extension OPDSDocumentReader {
         let href = URITemplate.isTemplate(rawHref) ? LinkResolver(baseURL: baseURL).resolveTemplate(rawHref) : resolve(rawHref)
         let role = LinkRole(rel: attributes.rel)
         if case .acquisition(let kind) = role {
-            var acquisition = Acquisition(
-                kind: kind, rel: attributes.rel.take() ?? "", href: href, type: attributes.type.take())
+            var type = attributes.type.take()
+            // An audio file typed `application/octet-stream` (or not at all) is audio by its name.
+            if type == nil || type!.hasSuffix("octet-stream") {
+                type = AudioTypes.typeByName(type: type, href: href, title: attributes.title) ?? type
+            }
+            var acquisition = Acquisition(kind: kind, rel: attributes.rel.take() ?? "", href: href, type: type)
             try readAcquisitionChildren(into: &acquisition)
             entry.acquisitions.append(acquisition)
             return

@@ -64,7 +64,7 @@ struct Vocabulary {
     let status, since, until, total, position, available, currencyCode: XMLName
     let role, sortName, control, draft: XMLName
     let thread, facetGroup, activeFacet, count: XMLName
-    let odl, tlink, duration, series, seriesType: XMLName
+    let odl, tlink, license, format, duration, series, seriesType: XMLName
 
     init(_ reader: XMLReader) {
         let n = reader.intern
@@ -125,6 +125,8 @@ struct Vocabulary {
         count = n("count")
         odl = n(OPDSVocabulary.odlNS)
         tlink = n("tlink")
+        license = n("license")
+        format = n("format")
         duration = n("duration")
         series = n("series")
         seriesType = n("Series")
@@ -361,6 +363,15 @@ final class OPDSDocumentReader {
         // ODL's templated link (`odl:tlink`) is an acquisition like any other, with its availability.
         case names.odl where local == names.tlink:
             try readEntryLink(into: &entry)
+        // An ODL licence feed's entry says what it is licensed as (`odl:license/dcterms:format`).
+        case names.odl where local == names.license:
+            try forEachChild { namespace, local in
+                if namespace == names.dcterms && local == names.format {
+                    entry.licenseFormats.append(try text())
+                } else {
+                    try reader.skipElement()
+                }
+            }
         case names.bibframe where local == names.distribution:
             reader.forEachAttribute { attribute in
                 if attribute.name == names.providerName

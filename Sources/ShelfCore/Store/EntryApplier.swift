@@ -220,7 +220,7 @@ final class EntryApplier {
     /// Binds the 35 columns of `columnNames`, in order.
     private func bindColumns(_ record: EntryRecord, to statement: inout HotStatement) {
         let entry = record.entry
-        for text in [entry.title, entry.subtitle, record.authors, record.narrators, entry.summary, entry.publisher,
+        for text in [entry.title, entry.subtitle, record.authors, record.narrators, record.description, entry.publisher,
                      entry.issued, entry.language, entry.distributor, entry.additionalType, record.medium,
                      entry.updated, entry.published, entry.coverURL, entry.thumbnailURL, entry.revokeURL,
                      entry.annotationsURL]

@@ -15,6 +15,15 @@ package struct EntryRecord: Sendable {
     package let contentHash: Int64
     let changeHash: Int64
 
+    /// The description as the store keeps it: the summary (or, with none, the content) as plain text. Catalogs send
+    /// HTML there whatever the `type` says (Palace's summaries have none), so it is always read as HTML.
+    /// Worked out only for an entry that is written.
+    var description: String? {
+        guard let text = entry.summary ?? entry.content else { return nil }
+        let plain = PlainText.fromHTML(text)
+        return plain.isEmpty ? nil : plain
+    }
+
     package init(_ entry: OPDSEntry) {
         self.entry = entry
         authors = entry.authors.map(\.name).joined(separator: ", ")
@@ -52,6 +61,8 @@ package struct EntryRecord: Sendable {
         content.combine(entry.revokeURL)
         content.combine(entry.annotationsURL)
         content.combine(entry.isDraft)
+        // Only when there are any, so that entries without stay hashed as before.
+        for format in entry.licenseFormats { content.combine(format) }
         for contributor in entry.authors + entry.contributors {
             content.combine(contributor.name)
             content.combine(contributor.roles.count)
@@ -124,6 +135,13 @@ package struct EntryRecord: Sendable {
     /// `audiobook`, `ebook` or `other`.
     static func medium(of entry: OPDSEntry) -> String {
         if entry.isAudiobook { return "audiobook" }
+        // An ODL licence feed's audiobook may be typed `schema.org/Book`: its licence format, a narrator or a running
+        // time says what it is.
+        if entry.licenseFormats.contains(where: AudioTypes.isAudiobookType) || !entry.narrators.isEmpty
+            || (entry.duration ?? 0) > 0
+        {
+            return "audiobook"
+        }
         if let type = entry.additionalType?.lowercased(), type.hasSuffix("/ebook") || type.hasSuffix("/book") {
             return "ebook"
         }

@@ -515,6 +515,26 @@ enum Migrations {
                     BEGIN UPDATE mirror_state SET dirty = 1; END;
                 """)
         }
+        migrator.registerMigration("v23-plain-descriptions") { db in
+            // Descriptions were kept as the catalog sent them (HTML, entities and all) and decoded on each `show`;
+            // they are now kept as plain text, so the ones stored before are decoded once here.
+            // A thousand rows at a time, so a large catalog's descriptions are never all in memory.
+            let update = try db.makeStatement(sql: "UPDATE edition SET summary = ? WHERE id = ?")
+            var after: Int64 = 0
+            while true {
+                let rows = try Row.fetchAll(
+                    db, sql: "SELECT id, summary FROM edition WHERE id > ? AND summary IS NOT NULL ORDER BY id LIMIT 1000",
+                    arguments: [after])
+                guard let last = rows.last else { break }
+                after = last["id"]
+                for row in rows {
+                    let stored: String = row["summary"]
+                    let plain = PlainText.fromHTML(stored)
+                    guard plain != stored else { continue }
+                    try update.execute(arguments: [plain.isEmpty ? nil : plain, row["id"] as Int64])
+                }
+            }
+        }
         return migrator
     }
 }

@@ -58,6 +58,55 @@ public enum AudioTypes {
         return known.first { type.contains($0.0) }?.1 ?? "mp3"
     }
 
+    /// The audio type each audio extension implies, for links a catalog types only `application/octet-stream`.
+    static let typesByExtension: [String: String] = [
+        "mp3": "audio/mpeg", "mp2": "audio/mpeg", "m4b": "audio/x-m4b", "m4a": "audio/mp4", "mp4": "audio/mp4",
+        "aac": "audio/aac", "ogg": "audio/ogg", "oga": "audio/ogg", "spx": "audio/ogg", "opus": "audio/opus",
+        "flac": "audio/flac", "wav": "audio/wav", "wma": "audio/x-ms-wma", "mka": "audio/x-matroska", "webm": "audio/webm",
+    ]
+
+    /// The audio type of a link whose type says nothing (absent, or `application/octet-stream`: a static catalog's
+    /// m4b served by a plain web server) while its href or title names an audio file (`book.m4b`); nil otherwise.
+    /// The file's bytes are checked when it arrives (`whyNotAudio(head:)`).
+    public static func typeByName(type: String?, href: String, title: String?) -> String? {
+        if let type, !type.trimmingSpaces().isEmpty, !genericTypes.contains(bare(type)) { return nil }
+        for name in [href, title ?? ""] where !name.isEmpty {
+            if let audio = typesByExtension[fileExtension(name)] { return audio }
+            // A title is a name, not a URL: its last dot decides.
+            if name == title, let dot = name.lastIndex(of: "."),
+               let audio = typesByExtension[name[name.index(after: dot)...].trimmingSpaces().lowercased()]
+            {
+                return audio
+            }
+        }
+        return nil
+    }
+
+    /// Why a file whose first bytes are `head` is not audio, or nil when it may be. Only what is surely no audio is
+    /// refused: text (an HTML error page, JSON, XML), a PDF, a zip or an image; binary data of an unknown kind passes,
+    /// FFmpeg being the judge of that.
+    public static func whyNotAudio(head: Data) -> String? {
+        let bytes = [UInt8](head.prefix(512))
+        guard !bytes.isEmpty else { return "it is empty" }
+        func starts(_ magic: [UInt8], at offset: Int = 0) -> Bool {
+            bytes.count >= offset + magic.count && Array(bytes[offset..<(offset + magic.count)]) == magic
+        }
+        if starts(Array("%PDF".utf8)) { return "it is a PDF" }
+        if starts([0x50, 0x4B, 0x03, 0x04]) { return "it is a zip archive" }
+        if starts([0x89, 0x50, 0x4E, 0x47]) || starts([0xFF, 0xD8, 0xFF]) || starts(Array("GIF8".utf8)) {
+            return "it is an image"
+        }
+        // Text: no control byte but white space (audio headers and frames hold zeros and other control bytes;
+        // 512 bytes of audio without one are not to be met).
+        let isText = bytes.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
+        guard isText else { return nil }
+        let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.contains("<body") { return "it is an HTML page" }
+        if text.hasPrefix("<") { return "it is an XML document" }
+        if text.hasPrefix("{") || text.hasPrefix("[") { return "it is a JSON document" }
+        return "it is text"
+    }
+
     /// Whether a file name is an audio file by its extension.
     public static func isAudioFile(_ name: String) -> Bool { audioExtensions.contains(fileExtension(name)) }
 

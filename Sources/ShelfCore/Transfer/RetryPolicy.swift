@@ -66,13 +66,7 @@ public struct RetryPolicy: Sendable, Equatable {
     public static func retryAfter(_ value: String?, now: Date = Date()) -> TimeInterval? {
         guard let value = value?.trimmingCharacters(in: .whitespaces), !value.isEmpty else { return nil }
         if let seconds = Int(value) { return TimeInterval(max(0, seconds)) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: value) { return max(0, date.timeIntervalSince(now)) }
-        }
+        if let date = HTTPDate.parse(value, now: now) { return max(0, date.timeIntervalSince(now)) }
         return nil
     }
 }

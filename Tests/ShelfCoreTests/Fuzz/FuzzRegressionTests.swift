@@ -92,4 +92,39 @@ import Testing
         for line in ["HTTP/1.1 206 Partial\r\n", "content-range:  bytes 5-9/10 \r\n"] { head.take(Data(line.utf8)) }
         #expect(head.contentRange == ContentRange(first: 5, last: 9, total: 10))
     }
+
+    @Test("a progression time on a hundredth's tie reads back as the time written, not a hair past 5 ms (progression)")
+    func progressionTimeOnATie() throws {
+        for seconds in [0.125, 1_000_000.125, 849.25] {
+            let document = RemoteProgression.document(
+                modified: Date(timeIntervalSince1970: 1_800_000_000), device: "urn:uuid:a", deviceName: "a",
+                href: "part.mp3", type: nil, title: nil, part: 0, seconds: seconds, partProgression: nil,
+                totalProgression: nil)
+            guard case .success(let reread) = RemoteProgression.parse(document) else {
+                Issue.record("the document for \(seconds) s does not read back")
+                continue
+            }
+            #expect(reread.seconds == Double(String(format: "%.2f", seconds)))
+            #expect(abs(reread.seconds! - seconds) <= 0.005 + 1e-9)
+        }
+    }
+
+    @Test("Retry-After dates are read by hand in all three HTTP forms; other zones and bad days are not dates (http-head)")
+    func retryAfterDates() {
+        let now = Date(timeIntervalSince1970: 784_111_717)  // 1994-11-06 08:48:37 UTC
+        for form in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
+            #expect(RetryPolicy.retryAfter(form, now: now) == 60, "\(form)")
+        }
+        #expect(HTTPDate.parse("Tue, 29 Feb 2028 00:00:00 GMT") == Date(timeIntervalSince1970: 1_835_395_200))
+        #expect(HTTPDate.parse("Thu, 01 Jan 1970 00:00:00 GMT") == Date(timeIntervalSince1970: 0))
+        // A two-digit year more than 50 years ahead is the century before.
+        #expect(HTTPDate.parse("Friday, 01-Jan-99 00:00:00 GMT", now: Date(timeIntervalSince1970: 1_800_000_000))
+                == Date(timeIntervalSince1970: 915_148_800))
+        #expect(HTTPDate.parse("Wednesday, 01-Jan-30 00:00:00 GMT", now: Date(timeIntervalSince1970: 1_800_000_000))
+                == Date(timeIntervalSince1970: 1_893_456_000))
+        for bad in ["Sun, 06 Nov 1994 08:49:37 PST", "Tue, 29 Feb 2027 00:00:00 GMT", "Sun, 06 Nov 1994 24:00:00 GMT",
+                    "Sun, 06 Foo 1994 08:49:37 GMT", "Sun 06 Nov 1994 08:49:37 GMT", "", "Sun, 6 Nov 19945 08:49:37 GMT"] {
+            #expect(HTTPDate.parse(bad) == nil, "\(bad)")
+        }
+    }
 }
