@@ -43,6 +43,33 @@ import Testing
         fixture.shelf.cleanUp()
     }
 
+    @Test func aHoldSaysWhenItMayComeAsAnEstimate() async throws {
+        let fixture = try await CLIFixture()
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        // Signed out the hold is not known; signed in, the demo patron is #2 in line and has two 21-day loans.
+        _ = try await login(fixture)
+        _ = try await fixture.shelf.run(["sync", "--quiet"])
+        let json = try await fixture.shelf.run(["holds", "--json"])
+        let holds = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(json.stdout.utf8))
+        let hold = try #require(holds.first { $0.entitlement == .hold })
+        let copies = try #require(hold.copiesTotal)
+        let wait = try #require(hold.holdWait, "\(json.stdout)")
+        #expect(wait.position == 2 && wait.copies == copies && wait.loanDays == 21 && wait.loanDaysMeasured)
+        // (⌈2 / copies⌉ − ½) × 21 days.
+        let expected = (Double((2 + copies - 1) / copies) - 0.5) * 21
+        #expect(wait.days == expected)
+        let table = try await fixture.shelf.run(["holds"])
+        #expect(table.stdout.contains("WAIT (ESTIMATE)") && table.stdout.contains(wait.text), "\(table.stdout)")
+        #expect(table.stdout.contains("Waits are estimates from your place in line, the library's copies and the loans you have had here (21 days)."))
+        let show = try await fixture.shelf.run(["show", hold.shortID])
+        #expect(show.stdout.contains("Wait  ") && show.stdout.contains("\(wait.text) (an estimate from #2 in line, \(copies) cop"),
+                "\(show.stdout)")
+        // A title that is no hold has no wait.
+        let loan = try await fixture.shelf.run(["show", "7d3c0003", "--json"])
+        #expect(!loan.stdout.contains("holdWait"))
+        await fixture.finish()
+    }
+
     @Test func aWrongPINStoresNothing() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["sync", "--quiet"])

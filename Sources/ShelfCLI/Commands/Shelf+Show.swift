@@ -27,7 +27,8 @@ extension Shelf {
         func run() throws {
             try withFailureHandling {
                 let (store, library) = try global.openLibrary()
-                let detail = try store.edition(id, in: library)
+                var detail = try store.edition(id, in: library)
+                detail.summary.holdWait = try store.holdWait(detail.summary, library: library)
                 if output.json { return try Output.json(detail) }
                 // The table of contents of a downloaded book: the library's, or the one read from its files.
                 let book = detail.parts.isEmpty ? nil : try? store.audiobook(
@@ -82,6 +83,7 @@ struct DetailPrinter {
         if !others.isEmpty { facts.append(("Contributors", Self.people(others))) }
         facts.append(("State", summary.state.label + (detail.stateReason.map { " — \($0)" } ?? "")))
         if !summary.circulation.isEmpty { facts.append(("Availability", summary.circulation)) }
+        if let wait = summary.holdWait { facts.append(("Wait", "\(wait.text) (\(wait.basis))")) }
         if let copies = summary.copiesTotal {
             facts.append(("Copies", "\(summary.copiesAvailable ?? 0) of \(copies) available, \(summary.holdsTotal ?? 0) on hold"))
         }

@@ -40,6 +40,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     public var duration: Double?
     /// The series the title belongs to, with its place in it.
     public var series: Series?
+    /// When a hold may come (`Store.holdWait`): set by `shelf holds` and `shelf show`, not by lists.
+    public var holdWait: HoldWait?
 
     /// The columns `init(row:listening:now:)` reads, by position: `Store.summarySelect` selects exactly these, so no
     /// column is looked up by name, and none a list does not show (summaries, detail JSON) is read at all.
