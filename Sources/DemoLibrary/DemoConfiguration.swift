@@ -137,7 +137,17 @@ public enum DemoAuthFlow: Sendable, Hashable {
     case basic
     /// Palace's `http://thepalaceproject.org/authtype/basic-token`: Basic once for a bearer token.
     case basicToken
-    /// Any other type, offered with no way to use it (e.g. `http://librarysimplified.org/authtype/SAML-2.0`).
+    /// Palace's SAML 2.0 Web SSO: the browser goes to an identity provider (two are offered) and comes back with a
+    /// bearer token in the redirect's query.
+    case saml
+    /// Palace's OpenID Connect: the same round trip through one OpenID provider.
+    case openIDConnect
+    /// Authentication for OPDS `oauth/implicit`: an authorisation page redirects back with the token in the fragment.
+    case oauthImplicit
+    /// Authentication for OPDS `oauth/password`: the card number and PIN posted once to a token endpoint, which
+    /// answers an access token that lapses and a refresh token.
+    case oauthPassword
+    /// Any other type, offered with no way to use it.
     case other(type: String)
 
     /// The flow's `type` in the authentication document.
@@ -145,6 +155,10 @@ public enum DemoAuthFlow: Sendable, Hashable {
         switch self {
         case .basic: "http://opds-spec.org/auth/basic"
         case .basicToken: "http://thepalaceproject.org/authtype/basic-token"
+        case .saml: "http://librarysimplified.org/authtype/SAML-2.0"
+        case .openIDConnect: "http://thepalaceproject.org/authtype/OpenIDConnect"
+        case .oauthImplicit: "http://opds-spec.org/auth/oauth/implicit"
+        case .oauthPassword: "http://opds-spec.org/auth/oauth/password"
         case .other(let type): type
         }
     }

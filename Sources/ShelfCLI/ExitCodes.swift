@@ -37,6 +37,7 @@ enum ExitStatusTable {
         (.doctorFoundProblems, "shelf doctor found a problem (each is printed with its fix)"),
         (.scheduleFailed, "shelf schedule could not enable or remove the timer, or cron cannot run that often"),
         (.nothingToSignIn, "the library asks for no sign-in: shelf login has nothing to do"),
+        (.registryFailed, "the library registry answered an error or something that is not a list of libraries"),
     ]
 
     static var text: String {

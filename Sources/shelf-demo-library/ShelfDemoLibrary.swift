@@ -58,6 +58,10 @@ struct ShelfDemoLibrary: AsyncParsableCommand {
             switch name {
             case "basic": .basic
             case "basic-token": .basicToken
+            case "saml": .saml
+            case "oidc": .openIDConnect
+            case "oauth-implicit": .oauthImplicit
+            case "oauth-password": .oauthPassword
             default: .other(type: name)
             }
         }

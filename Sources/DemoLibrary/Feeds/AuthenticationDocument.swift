@@ -15,10 +15,34 @@ struct AuthenticationDocument: Codable, Sendable {
     static let mediaType = "application/vnd.opds.authentication.v1.0+json"
 
     struct Link: Codable, Sendable {
+        /// A value in one language, as Palace lists an identity provider's names (`display_names`…).
+        struct Localized: Codable, Sendable {
+            var value: String
+            var language: String
+        }
         var rel: String
         var href: String
         var type: String?
+        var templated: Bool?
+        var display_names: [Localized]?
+        var descriptions: [Localized]?
+        var information_urls: [Localized]?
+        var privacy_statement_urls: [Localized]?
+        var logo_urls: [Localized]?
+
+        init(rel: String, href: String, type: String? = nil, templated: Bool? = nil) {
+            self.rel = rel
+            self.href = href
+            self.type = type
+            self.templated = templated
+        }
     }
+
+    /// The identity providers the demo's SAML flow offers: entity id, name.
+    static let identityProviders: [(entityID: String, name: String)] = [
+        ("https://idp.riverside.example/idp/shibboleth", "Riverside University"),
+        ("https://idp.alumni.example/idp/shibboleth", "Riverside Alumni Association"),
+    ]
 
     struct Flow: Codable, Sendable {
         struct Labels: Codable, Sendable {
@@ -45,14 +69,17 @@ struct AuthenticationDocument: Codable, Sendable {
     /// Palace's library announcements, shown once by apps.
     var announcements: [DemoAnnouncement]?
 
-    static func make(base: String, libraryName: String, flows: [DemoAuthFlow]) -> AuthenticationDocument {
+    static func make(
+        base: String, libraryName: String, flows: [DemoAuthFlow], branch: String? = nil
+    ) -> AuthenticationDocument {
+        let query = branch.map { "?branch=" + $0 } ?? ""
         let labels = Flow.Labels(login: "Library card", password: "PIN")
         let inputs: [String: Flow.Input] = [
             "login": .init(keyboard: "Default", barcode_format: "Codabar"),
             "password": .init(keyboard: "Number pad", maximum_length: 4),
         ]
         return AuthenticationDocument(
-            id: base + "authentication_document",
+            id: base + "authentication_document" + query,
             title: libraryName,
             description: "A demonstration library served by shelf on this computer.",
             authentication: flows.map { flow in
@@ -62,6 +89,41 @@ struct AuthenticationDocument: Codable, Sendable {
                 case .basicToken:
                     Flow(type: flow.type, description: "Library card", labels: labels, inputs: inputs,
                          links: [Link(rel: "authenticate", href: base + "patrons/me/token/", type: nil)])
+                case .saml:
+                    // One `authenticate` link per identity provider, as Palace's SAML provider writes them.
+                    Flow(type: flow.type, description: "SAML 2.0 Web SSO", links: identityProviders.map { provider in
+                        var link = Link(
+                            rel: "authenticate",
+                            href: base + "saml_authenticate?provider=SAML+2.0+Web+SSO&idp_entity_id=" + provider.entityID)
+                        link.display_names = [.init(value: provider.name, language: "en")]
+                        link.descriptions = [.init(value: "Sign in with your \(provider.name) account", language: "en")]
+                        link.information_urls = []
+                        link.privacy_statement_urls = []
+                        link.logo_urls = []
+                        return link
+                    })
+                case .openIDConnect:
+                    Flow(type: flow.type, description: "OpenID Connect", links: [
+                        {
+                            var link = Link(rel: "authenticate", href: base + "oidc/authenticate?provider=OpenID+Connect")
+                            link.display_names = [.init(value: "Lakeside College account", language: "en")]
+                            link.descriptions = [.init(value: "Sign in with your college account", language: "en")]
+                            link.information_urls = []
+                            link.privacy_statement_urls = []
+                            link.logo_urls = []
+                            return link
+                        }(),
+                        Link(rel: "logout", href: base + "oidc/logout?provider=OpenID+Connect{&post_logout_redirect_uri}",
+                             templated: true),
+                    ])
+                case .oauthImplicit:
+                    Flow(type: flow.type, description: "Sign in on the library's page",
+                         links: [Link(rel: "authenticate", href: base + "oauth/authorize" + query, type: "text/html")])
+                case .oauthPassword:
+                    Flow(type: flow.type, description: "Library card", labels: labels, inputs: inputs, links: [
+                        Link(rel: "authenticate", href: base + "oauth/token", type: "application/json"),
+                        Link(rel: "refresh", href: base + "oauth/token", type: "application/json"),
+                    ])
                 case .other:
                     Flow(type: flow.type, description: "Sign in with your library",
                          links: [Link(rel: "authenticate", href: base + "saml_authenticate?provider=demo", type: nil)])

@@ -7,7 +7,11 @@ enum CatalogRoutes {
         router.get("/") { request, _ in
             // The root changes only when the catalog does, so it carries validators like every page.
             let entrypoint = request.uri.queryParameters["entrypoint"].flatMap { DemoEntryPoint(rawValue: String($0)) }
-            let (body, lastModified) = await state.rootFeedWithDate(entrypoint: entrypoint ?? .all)
+            var (body, lastModified) = await state.rootFeedWithDate(entrypoint: entrypoint ?? .all)
+            // A registry's other libraries (`DemoBranch`): the same catalog, behind their own Authentication document.
+            if let branch = DemoBranch.named(request.uri.queryParameters["branch"].map(String.init)), let slug = branch.slug {
+                body = body.replacingOccurrences(of: "authentication_document\"", with: "authentication_document?branch=\(slug)\"")
+            }
             return HTTPSupport.validatedXML(body, lastModified: lastModified, request: request)
         }
         router.get("/crawlable") { request, context in
@@ -35,14 +39,20 @@ enum CatalogRoutes {
             return HTTPSupport.response(ByteBuffer(bytes: CoverImage.png(for: String(file.dropLast(4)))), contentType: "image/png",
                                         headers: [.cacheControl: "public, max-age=86400"])
         }
-        router.get("/authentication_document") { _, _ in
-            await authenticationDocument(state: state)
+        router.get("/authentication_document") { request, _ in
+            let slug = request.uri.queryParameters["branch"].map(String.init)
+            guard let branch = DemoBranch.named(slug) else {
+                if slug != nil { return HTTPSupport.notFound("no library \(slug!) here") }
+                return await authenticationDocument(state: state)
+            }
+            if branch.brokenAuthentication { return HTTPSupport.notFound("this library's sign-in page is being rebuilt") }
+            return await authenticationDocument(state: state, branch: branch)
         }
     }
 
     /// The Authentication for OPDS document (or, with the `malformedAuthDocument` switch, broken JSON).
     static func authenticationDocument(
-        state: DemoState, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
+        state: DemoState, branch: DemoBranch? = nil, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]
     ) async -> Response {
         let type = AuthenticationDocument.mediaType
         if await state.switches.malformedAuthDocument {
@@ -51,7 +61,7 @@ enum CatalogRoutes {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(await state.authenticationDocument())) ?? Data("{}".utf8)
+        let body = (try? encoder.encode(await state.authenticationDocument(branch: branch))) ?? Data("{}".utf8)
         return HTTPSupport.response(ByteBuffer(bytes: body), status: status, contentType: type, headers: headers)
     }
 

@@ -152,6 +152,9 @@ public actor DemoState {
         cache.removeAll()
     }
 
+    /// The registry documents' writer, at this server's root.
+    var registryRenderer: RegistryRenderer { RegistryRenderer(base: renderer.base, modified: audioModified) }
+
     /// Whether single files are linked and served as a plain web server's.
     public var plainFiles: Bool { renderer.plainFiles }
 
@@ -447,9 +450,10 @@ public actor DemoState {
     }
 
     /// The Authentication for OPDS document.
-    func authenticationDocument() -> AuthenticationDocument {
+    func authenticationDocument(branch: DemoBranch? = nil) -> AuthenticationDocument {
         var document = AuthenticationDocument.make(
-            base: renderer.base, libraryName: configuration.libraryName, flows: configuration.authFlows)
+            base: renderer.base, libraryName: branch?.name ?? configuration.libraryName,
+            flows: branch?.flows ?? configuration.authFlows, branch: branch?.slug)
         document.announcements = announcements.isEmpty ? nil : announcements
         return document
     }

@@ -59,6 +59,8 @@ extension Shelf {
                     Output.line()
                     Output.line("The demo library is at \(library.url) — press Ctrl-C to stop it.")
                     Output.line("Try: shelf show 7d3c0001 · shelf list --available · shelf sync")
+                    Output.line("Its library registry, as a patron finds a library: "
+                        + "shelf library find --registry \(library.url.absoluteString)registry/libraries")
                 } catch {
                     report(error)
                 }

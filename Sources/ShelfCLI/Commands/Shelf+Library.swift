@@ -8,7 +8,7 @@ extension Shelf {
         static let configuration = CommandConfiguration(
             commandName: "library",
             abstract: "Add, list and remove libraries.",
-            subcommands: [Add.self, SetLibrary.self, ListLibraries.self, Remove.self, Default.self],
+            subcommands: [Add.self, Find.self, Registry.self, SetLibrary.self, ListLibraries.self, Remove.self, Default.self],
             defaultSubcommand: ListLibraries.self
         )
     }
@@ -19,8 +19,13 @@ extension Shelf.LibraryCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "add",
-            abstract: "Add a library by the URL of its OPDS catalog.",
+            abstract: "Add a library by the URL of its OPDS catalog, or from a library registry.",
             discussion: """
+                `shelf library add NAME --from-registry N` adds the Nth library of the last `shelf library find` \
+                (or the one with that registry id), with the catalog and Authentication document the registry \
+                links.
+
+
                 Looks at the URL first and says what it found: OPDS 1 or 2, a navigation feed (sections) or a feed \
                 of titles (and whether more pages or a crawlable feed follow), whether it can be searched, and how \
                 the library signs patrons in. A URL that is not a catalog (an HTML page, a 404, JSON that is not \
@@ -32,7 +37,12 @@ extension Shelf.LibraryCommand {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var output: JSONOption
         @Argument(help: "A short name for the library (letters, digits, - and _).") var name: String
-        @Argument(help: "The URL of the library's OPDS catalog (http or https).") var url: String
+        @Argument(help: "The URL of the library's OPDS catalog (http or https).") var url: String?
+        @Option(name: .customLong("from-registry"), help: ArgumentHelp(
+            "The library's number in the last `shelf library find`, or its registry id.", valueName: "n|id"))
+        var fromRegistry: String?
+        @Option(name: .long, help: ArgumentHelp("The registry to look the id up in.", valueName: "url"))
+        var registry: String?
         @Flag(name: .customLong("default"), help: "Make it the default library.") var makeDefault = false
         @Flag(name: .customLong("no-check"), help: "Add the URL without fetching it first.") var noCheck = false
         @OptionGroup var crawl: CrawlBoundOptions
@@ -41,23 +51,62 @@ extension Shelf.LibraryCommand {
             guard name.range(of: "^[A-Za-z0-9_-]{1,40}$", options: .regularExpression) != nil else {
                 throw ValidationError("library names are 1-40 letters, digits, '-' or '_': '\(name)'")
             }
-            guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
-                scheme == "http" || scheme == "https", parsed.host != nil
-            else {
-                throw ValidationError("not an http(s) URL: '\(url)'")
+            switch (url, fromRegistry) {
+            case (nil, nil): throw ValidationError("give the catalog's URL, or --from-registry N after `shelf library find`")
+            case (.some, .some): throw ValidationError("give the catalog's URL or --from-registry, not both")
+            case (let url?, nil):
+                guard let parsed = URL(string: url), let scheme = parsed.scheme?.lowercased(),
+                    scheme == "http" || scheme == "https", parsed.host != nil
+                else {
+                    throw ValidationError("not an http(s) URL: '\(url)'")
+                }
+            case (nil, .some): break
             }
             try crawl.validate()
         }
 
+        /// The registry's library `--from-registry` names: a number of the last `find`, or an id (looked for there,
+        /// else asked of the registry).
+        private func registryLibrary() throws -> RegistryLibrary {
+            let given = fromRegistry!.trimmingCharacters(in: .whitespaces)
+            let found = FoundLibraries.load(global.resolvedHome)
+            if let number = Int(given) {
+                guard let found, number >= 1, number <= found.libraries.count else {
+                    throw RegistryError.noSuchResult("numbered \(number)")
+                }
+                return found.libraries[number - 1]
+            }
+            let urn = given.hasPrefix("urn:uuid:") ? given : "urn:uuid:" + given
+            if let library = found?.libraries.first(where: { $0.id == urn }) { return library }
+            return try global.registry(registry ?? found?.registry).library(id: urn)
+        }
+
         func run() throws {
             try withFailureHandling {
-                let added = try global.openStore().addLibrary(
-                    name: name, url: URL(string: url)!, makeDefault: makeDefault, crawlDepth: crawl.crawlDepth,
+                var catalog = url.flatMap(URL.init(string:))
+                var chosen: RegistryLibrary?
+                if fromRegistry != nil {
+                    let library = try registryLibrary()
+                    guard let address = library.catalogURL, let parsed = URL(string: address),
+                          ["http", "https"].contains(parsed.scheme?.lowercased() ?? "")
+                    else {
+                        throw RegistryError.badAnswer(url: library.name, reason: "it links no catalog for this library")
+                    }
+                    (catalog, chosen) = (parsed, library)
+                }
+                let store = try global.openStore()
+                var added = try store.addLibrary(
+                    name: name, url: catalog!, makeDefault: makeDefault, crawlDepth: crawl.crawlDepth,
                     crawlFeeds: crawl.crawlFeeds, check: !noCheck, home: global.resolvedHome,
                     http: global.httpConfiguration)
+                if let document = chosen?.authenticationURL {
+                    try store.setAuthDocumentURL(name: name, url: document)
+                    added.library.authDocumentURL = document
+                }
                 if output.json { return try Output.json(added) }
                 guard !global.quiet else { return }
                 let library = added.library
+                if let chosen { Output.line("\(chosen.name), from the library registry.") }
                 if let finding = added.finding { Output.line(finding.line(library: library.name)) }
                 let next = added.finding?.kind == .signInFirst ? "shelf login \(library.name)" : "shelf sync"
                 Output.line("Added \(library.name) (\(library.url))\(library.isDefault ? ", the default library" : ""). Next: \(next)")

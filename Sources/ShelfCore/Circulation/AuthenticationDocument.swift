@@ -17,6 +17,16 @@ public struct AuthenticationDocument: Sendable, Equatable {
         /// The basic-token flow's token endpoint (`rel="authenticate"`).
         public var authenticateURL: String?
 
+        /// The method as a patron knows it: "library card and PIN", "SAML single sign-on"…
+        public var summary: String {
+            switch type {
+            case AuthenticationDocument.basicType, AuthenticationDocument.basicTokenType:
+                "\(loginLabel.lowercased()) and \(passwordLabel == passwordLabel.uppercased() ? passwordLabel : passwordLabel.lowercased())"
+            default:
+                AuthenticationDocument.shortName(of: type)
+            }
+        }
+
         /// Whether shelf can sign in with this flow from a terminal.
         public var isSupported: Bool {
             type == AuthenticationDocument.basicType
@@ -96,16 +106,22 @@ public struct AuthenticationDocument: Sendable, Equatable {
         return document
     }
 
-    /// A short name for a flow type a patron may recognise.
+    /// Names of flow types a patron may recognise.
+    static let knownNames = [
+        "http://librarysimplified.org/authtype/SAML-2.0": "SAML single sign-on",
+        "http://opds-spec.org/auth/oauth/implicit": "OAuth, implicit grant",
+        "http://opds-spec.org/auth/oauth/password": "OAuth, password grant",
+        "http://librarysimplified.org/authtype/OAuth-with-intermediary": "OAuth with intermediary",
+        "http://thepalaceproject.org/authtype/OpenIDConnect": "OpenID Connect",
+        "http://palaceproject.io/authtype/OpenIDConnect": "OpenID Connect",
+    ]
+
+    /// A flow type's name alone ("OpenID Connect"), or the type itself when it has none known.
+    public static func shortName(of type: String) -> String { knownNames[type] ?? type }
+
+    /// A short name for a flow type a patron may recognise, with the type.
     public static func displayName(of type: String) -> String {
-        let known = [
-            "http://librarysimplified.org/authtype/SAML-2.0": "SAML single sign-on",
-            "http://opds-spec.org/auth/oauth/implicit": "OAuth (implicit grant)",
-            "http://librarysimplified.org/authtype/OAuth-with-intermediary": "OAuth with intermediary",
-            "http://thepalaceproject.org/authtype/OpenIDConnect": "OpenID Connect",
-            "http://palaceproject.io/authtype/OpenIDConnect": "OpenID Connect",
-        ]
-        return known[type].map { "\($0) (\(type))" } ?? type
+        knownNames[type].map { "\($0) (\(type))" } ?? type
     }
 }
 

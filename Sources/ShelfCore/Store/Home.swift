@@ -50,6 +50,8 @@ public struct Home: Sendable {
     public var checkNotes: URL { directory.appendingPathComponent("checked") }
     /// A copy of the patron's rows of the catalog (`PatronMirror`).
     public var libraryMirror: URL { directory.appendingPathComponent("libraries.json") }
+    /// The libraries the last `shelf library find` listed, for `shelf library add NAME --from-registry N`.
+    public var foundLibraries: URL { directory.appendingPathComponent("found-libraries.json") }
     public var syncLock: URL { directory.appendingPathComponent("sync.lock") }
     /// Scratch space on the same filesystem as the data, so finished files can be renamed into place.
     public var temporary: URL { directory.appendingPathComponent("tmp", isDirectory: true) }

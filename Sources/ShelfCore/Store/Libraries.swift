@@ -124,6 +124,15 @@ extension Store {
         }
     }
 
+    /// Keeps where a library's Authentication document is (a registry links it), so that `shelf login` reads it
+    /// before any sync has found the catalog's own link.
+    public func setAuthDocumentURL(name: String, url: String) throws {
+        try write { db in
+            let library = try Self.library(db, name: name)
+            try db.execute(sql: "UPDATE library SET auth_document_url = ? WHERE id = ?", arguments: [url, library.id])
+        }
+    }
+
     /// Fails with `libraryExists` when a library of that name is stored (checked before looking at a URL).
     public func requireNewLibraryName(_ name: String) throws {
         try read { db in

@@ -63,6 +63,8 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     /// `shelf login` to a library that asks for no sign-in: its catalog opens without one and links no
     /// authentication document.
     case nothingToSignIn = 97
+    /// The library registry answered with an error, or with something that is not a list of libraries.
+    case registryFailed = 98
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.
