@@ -157,6 +157,7 @@ public final class DemoLibraryServer: Sendable {
         PlaytimeRoutes.add(to: router, state: state, configuration: configuration)
         ProgressionRoutes.add(to: router, state: state, configuration: configuration)
         RegistryRoutes.add(to: router, state: state)
+        SignInRoutes.add(to: router, state: state)
         AdminRoutes.add(to: router, state: state)
         // Quiet by default: the executable's stdout carries only its "listening on" line.
         var logger = Logger(label: "shelf-demo-library") { label in StreamLogHandler.standardError(label: label) }

@@ -59,7 +59,7 @@ import Testing
             #expect(demo.authenticationURL == fixture.url.absoluteString + "authentication_document")
             #expect(demo.signInUsable == true && demo.areaServed == "Springfield, IL" && demo.help == "mailto:help@example.org")
             let riverside = try #require(libraries.first { $0.name == "Riverside University Library" })
-            #expect(riverside.signIn == ["SAML single sign-on"])
+            #expect(riverside.signIn == ["SAML single sign-on (Riverside University, Riverside Alumni Association)"])
 
             // Found by name, then added by its number in that list.
             let found = try await fixture.shelf.run(["library", "find", "shelf demo", "--registry", fixture.registry])

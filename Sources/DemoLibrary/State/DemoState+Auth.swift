@@ -32,7 +32,7 @@ extension DemoState {
             return basicPatron(credentials).map { .patron($0) } ?? .invalidCredentials
         case "bearer":
             stats.bearerRequests += 1
-            guard configuration.authFlows.contains(.basicToken), let token = tokens[credentials] else {
+            guard let token = tokens[credentials] else {
                 return .tokenUnknown
             }
             return token.expires > now ? .patron(token.username) : .tokenExpired

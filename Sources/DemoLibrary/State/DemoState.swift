@@ -62,8 +62,14 @@ public actor DemoState {
     /// Who waits for each work, first in line first; patrons whose copy is ready are not in it.
     /// Waiting holds of other, unnamed patrons fill the rest, so the length follows `holdsTotal`.
     var queues: [String: [DemoHolder]]
-    /// Bearer tokens issued by `/patrons/me/token/`.
+    /// Bearer tokens issued by `/patrons/me/token/` and the browser and OAuth sign-ins.
     var tokens: [String: DemoToken] = [:]
+    /// Browser sign-ins waiting for the identity provider, by RelayState or state.
+    var pendingSignIns: [String: DemoPendingSignIn] = [:]
+    /// OpenID Connect authorisation codes: the patron and the state they were issued for.
+    var codes: [String: (String, String)] = [:]
+    /// OAuth password-grant refresh tokens, with their patron.
+    var refreshTokens: [String: String] = [:]
     /// Seconds added to the real clock by `advanceClock(by:)`.
     public internal(set) var clockOffset: TimeInterval = 0
     /// Tokens issued by `/works/{id}/fulfill`, each opening one work's manifest.

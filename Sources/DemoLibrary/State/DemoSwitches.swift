@@ -246,6 +246,10 @@ public struct DemoRequestStats: Codable, Sendable, Equatable {
     public var partBytesSent: [String: Int] = [:]
     /// Fulfilment tokens issued by `/works/{id}/fulfill`.
     public var fulfilmentTokensIssued = 0
+    /// Browser sign-ins begun (SAML and OpenID Connect redirects to an identity provider).
+    public var signInsBegun = 0
+    /// OAuth token requests (`/oauth/token`), by grant type.
+    public var oauthTokenRequests: [String: Int] = [:]
 
     /// Creates empty statistics.
     public init() {}

@@ -4,6 +4,14 @@ import Foundation
 public struct AuthenticationDocument: Sendable, Equatable {
     public static let basicType = "http://opds-spec.org/auth/basic"
     public static let basicTokenType = "http://thepalaceproject.org/authtype/basic-token"
+    public static let samlType = "http://librarysimplified.org/authtype/SAML-2.0"
+    /// Palace's OpenID Connect, under each type URI its servers and apps have used.
+    public static let oidcTypes: Set<String> = [
+        "http://thepalaceproject.org/authtype/OpenIDConnect", "http://palaceproject.io/authtype/OpenIDConnect",
+        "http://thepalaceproject.org/authtype/openid-connect",
+    ]
+    public static let implicitType = "http://opds-spec.org/auth/oauth/implicit"
+    public static let passwordType = "http://opds-spec.org/auth/oauth/password"
     public static let mediaType = "application/vnd.opds.authentication.v1.0+json"
 
     /// One way of signing in.
@@ -14,8 +22,43 @@ public struct AuthenticationDocument: Sendable, Equatable {
         public var loginLabel: String
         /// The prompt for the secret ("PIN", "Password").
         public var passwordLabel: String
-        /// The basic-token flow's token endpoint (`rel="authenticate"`).
+        /// The basic-token flow's token endpoint (`rel="authenticate"`): the first `authenticate` link.
         public var authenticateURL: String?
+        /// Every `authenticate` link with its name (`display_names`): one per SAML identity provider.
+        public var providers: [Provider] = []
+        /// Where an OAuth token is refreshed (`rel="refresh"`).
+        public var refreshURL: String?
+        /// Where a browser sign-in is ended (`rel="logout"`, a template with `post_logout_redirect_uri`).
+        public var logoutURL: String?
+
+        /// One way in: an identity provider's sign-in link, with the name the library gives it.
+        public struct Provider: Sendable, Equatable {
+            public var name: String
+            public var href: String
+        }
+
+        /// How shelf signs in with the flow.
+        public enum Kind: Sendable, Equatable {
+            /// A card number and PIN sent with every request (basic) or once for a token (basic-token).
+            case cardAndPIN
+            /// A card number and PIN posted once to a token endpoint (OAuth password grant); the PIN is not kept.
+            case passwordGrant
+            /// A web page in the browser, which sends the patron back with a token.
+            case browser
+        }
+
+        /// How the flow signs in, nil for a flow shelf cannot use.
+        public var kind: Kind? {
+            switch type {
+            case AuthenticationDocument.basicType: .cardAndPIN
+            case AuthenticationDocument.basicTokenType: authenticateURL == nil ? nil : .cardAndPIN
+            case AuthenticationDocument.passwordType: authenticateURL == nil ? nil : .passwordGrant
+            case AuthenticationDocument.samlType, AuthenticationDocument.implicitType:
+                providers.isEmpty ? nil : .browser
+            case _ where AuthenticationDocument.oidcTypes.contains(type): providers.isEmpty ? nil : .browser
+            default: nil
+            }
+        }
 
         /// The method as a patron knows it: "library card and PIN", "SAML single sign-on"…
         public var summary: String {
@@ -23,14 +66,26 @@ public struct AuthenticationDocument: Sendable, Equatable {
             case AuthenticationDocument.basicType, AuthenticationDocument.basicTokenType:
                 "\(loginLabel.lowercased()) and \(passwordLabel == passwordLabel.uppercased() ? passwordLabel : passwordLabel.lowercased())"
             default:
-                AuthenticationDocument.shortName(of: type)
+                providers.count > 1
+                    ? AuthenticationDocument.shortName(of: type) + " (" + providers.map(\.name).joined(separator: ", ") + ")"
+                    : AuthenticationDocument.shortName(of: type)
             }
         }
 
-        /// Whether shelf can sign in with this flow from a terminal.
-        public var isSupported: Bool {
-            type == AuthenticationDocument.basicType
-                || (type == AuthenticationDocument.basicTokenType && authenticateURL != nil)
+        /// Whether shelf can sign in with this flow.
+        public var isSupported: Bool { kind != nil }
+
+        /// The method as `--method` names it: `card` (basic, basic-token), `password` (OAuth password grant),
+        /// `saml`, `oidc`, `oauth` (implicit grant); nil for others.
+        public var methodName: String? {
+            switch type {
+            case AuthenticationDocument.basicType, AuthenticationDocument.basicTokenType: "card"
+            case AuthenticationDocument.passwordType: "password"
+            case AuthenticationDocument.samlType: "saml"
+            case AuthenticationDocument.implicitType: "oauth"
+            case _ where AuthenticationDocument.oidcTypes.contains(type): "oidc"
+            default: nil
+            }
         }
     }
 
@@ -51,9 +106,11 @@ public struct AuthenticationDocument: Sendable, Equatable {
             && lhs.announcements.map(\.content) == rhs.announcements.map(\.content)
     }
 
-    /// The flow shelf uses: basic-token when offered (the password then travels once per token), else basic.
+    /// The flow shelf uses unless told otherwise: basic-token when offered (the password then travels once per
+    /// token), else basic, else the OAuth password grant, else the first browser sign-in.
     public var preferredFlow: Flow? {
         flows.first { $0.type == Self.basicTokenType && $0.isSupported } ?? flows.first { $0.type == Self.basicType }
+            ?? flows.first { $0.kind == .passwordGrant } ?? flows.first { $0.kind == .browser }
     }
 
     /// Reads a document; relative links resolve against `url`.
@@ -82,12 +139,23 @@ public struct AuthenticationDocument: Sendable, Equatable {
             }
             let labels = flow["labels"] as? [String: Any]
             let links = (flow["links"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+            func resolved(_ href: String?) -> String? {
+                href.flatMap { URL(string: $0, relativeTo: url)?.absoluteString ?? Self.resolvedKeepingBraces($0, url) }
+            }
             let authenticate = links.first { $0["rel"] as? String == "authenticate" }?["href"] as? String
-            flows.append(Flow(
+            var entry = Flow(
                 type: type, description: flow["description"] as? String,
                 loginLabel: (labels?["login"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "Library card",
                 passwordLabel: (labels?["password"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? "PIN",
-                authenticateURL: authenticate.flatMap { URL(string: $0, relativeTo: url)?.absoluteString }))
+                authenticateURL: resolved(authenticate))
+            entry.providers = links.filter { $0["rel"] as? String == "authenticate" }.enumerated().compactMap { index, link in
+                guard let href = resolved(link["href"] as? String) else { return nil }
+                return Flow.Provider(name: localized(link["display_names"]) ?? (flow["description"] as? String)
+                                     ?? "Identity provider #\(index + 1)", href: href)
+            }
+            entry.refreshURL = resolved(links.first { $0["rel"] as? String == "refresh" }?["href"] as? String)
+            entry.logoutURL = resolved(links.first { $0["rel"] as? String == "logout" }?["href"] as? String)
+            flows.append(entry)
         }
         var document = AuthenticationDocument(
             id: root["id"] as? String, title: root["title"] as? String ?? url.host ?? "the library",
@@ -104,6 +172,20 @@ public struct AuthenticationDocument: Sendable, Equatable {
             return ((announcement["id"] as? String) ?? String(hash.value, radix: 16), content)
         }
         return document
+    }
+
+    /// The English value of a list of `{"value", "language"}` (Palace's `display_names`), else the first.
+    static func localized(_ list: Any?) -> String? {
+        let values = (list as? [Any] ?? []).compactMap { $0 as? [String: Any] }
+        let english = values.first { ($0["language"] as? String)?.hasPrefix("en") == true } ?? values.first
+        return (english?["value"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A link that is a URI template (`…{&post_logout_redirect_uri}`), which `URL` refuses, resolved by hand.
+    static func resolvedKeepingBraces(_ href: String, _ base: URL) -> String? {
+        let escaped = href.replacingOccurrences(of: "{", with: "%7B").replacingOccurrences(of: "}", with: "%7D")
+        return URL(string: escaped, relativeTo: base)?.absoluteString
+            .replacingOccurrences(of: "%7B", with: "{").replacingOccurrences(of: "%7D", with: "}")
     }
 
     /// Names of flow types a patron may recognise.

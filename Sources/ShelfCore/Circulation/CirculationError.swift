@@ -40,6 +40,17 @@ public enum CirculationError: ShelfFailure, Equatable {
     case confirmationNeeded(String)
     /// Stored credentials given for another URL than the library's (`url`; nil when not known): never sent.
     case credentialsForAnotherURL(library: String, url: String?)
+    /// A browser sign-in's token lapsed (or the library forgot it) and cannot be renewed without the patron: it was
+    /// erased; `how` names the way in ("SAML, Riverside University").
+    case signInLapsed(library: String, how: String)
+    /// The browser sign-in came back refused: the identity provider's or library's error, or the patron cancelled.
+    case browserSignInFailed(library: String, reason: String)
+    /// Nothing came back from the browser in time, or the patron gave up.
+    case browserSignInTimedOut(library: String, minutes: Int)
+    /// What came back is not this sign-in's (a wrong or missing `state`, another document's `id`).
+    case browserSignInMismatch(library: String, reason: String)
+    /// `--method` or `--idp` names nothing the library offers.
+    case noSuchMethod(library: String, asked: String, offered: [String])
 
     public var exitCode: ShelfExit {
         switch self {
@@ -58,6 +69,10 @@ public enum CirculationError: ShelfFailure, Equatable {
         case .refused: .serverError
         case .cannotBorrow, .cannotReserve, .cannotReturn: .notAllowed
         case .credentialsFile: .storeFailure
+        case .signInLapsed: .needsSignIn
+        case .browserSignInFailed, .browserSignInMismatch: .notPermitted
+        case .browserSignInTimedOut: .needsSignIn
+        case .noSuchMethod: .usage
         }
     }
 
@@ -76,7 +91,7 @@ public enum CirculationError: ShelfFailure, Equatable {
             "\(library) no longer accepts the stored user name and password; they were erased: run `shelf login \(library)`"
         case .unsupportedAuth(let library, let types):
             "\(library) signs patrons in with \(types.map(AuthenticationDocument.displayName).joined(separator: ", ")), "
-                + "which shelf cannot do from a terminal; only library card and PIN sign-in is supported"
+                + "which shelf cannot use (it signs in with a card and PIN, OAuth, SAML or OpenID Connect); tell the library"
         case .malformedAuthDocument(let url, let reason):
             "the library's authentication document at \(Redaction.url(url)) is malformed (\(reason)); try again later or tell the library"
         case .authDocumentUnavailable(let url, let status) where status >= 500:
@@ -113,6 +128,17 @@ public enum CirculationError: ShelfFailure, Equatable {
         case .alreadyOnShelf(let verb, let title, let reason): "cannot \(verb) \(title): \(reason)"
         case .credentialsFile(let path, let reason): "credentials file \(path): \(reason)"
         case .confirmationNeeded(let what): "\(what): add --yes to confirm when there is no terminal to ask"
+        case .signInLapsed(let library, let how):
+            "your sign-in to \(library) (\(how)) has lapsed and was erased; run `shelf login \(library)` to sign in again"
+        case .browserSignInFailed(let library, let reason):
+            "\(library) did not sign you in: \(reason); nothing was stored: run `shelf login \(library)` to try again"
+        case .browserSignInTimedOut(let library, let minutes):
+            "no answer came back from the browser within \(minutes) minute\(minutes == 1 ? "" : "s"); nothing was stored: "
+                + "run `shelf login \(library)` again (or paste the address the browser ended at)"
+        case .browserSignInMismatch(let library, let reason):
+            "the answer that came back is not this sign-in's (\(reason)); nothing was stored: run `shelf login \(library)` again"
+        case .noSuchMethod(let library, let asked, let offered):
+            "\(library) offers no sign-in \"\(asked)\"; it offers: \(offered.joined(separator: ", "))"
         case .credentialsForAnotherURL(let library, let url):
             "the sign-in stored for \(library) was given for "
                 + (url.map { Redaction.url($0) } ?? "an earlier library of that name")

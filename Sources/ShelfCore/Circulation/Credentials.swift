@@ -16,6 +16,13 @@ public struct Credentials: Codable, Sendable, Equatable {
     /// that later has the same name or the same library at another URL. Nil in files written before shelf
     /// bound them (see `CredentialStore.load(for:)`).
     public var libraryURL: String?
+    /// An OAuth refresh token and where it is spent (the password grant's `refresh` link).
+    public var refreshToken: String?
+    public var refreshURL: String?
+    /// The way a browser sign-in went ("Riverside University"), for messages.
+    public var provider: String?
+    /// Where a browser sign-in is ended (the flow's `logout` template).
+    public var logoutURL: String?
 
     public init(
         authType: String, username: String, password: String, authenticateURL: String? = nil,
@@ -37,6 +44,19 @@ public struct Credentials: Codable, Sendable, Equatable {
     /// Authentication for OPDS flows.
     public var httpScheme: HTTPLogin.Scheme? {
         HTTPLogin.Scheme.allCases.first { Self.httpType($0) == authType }
+    }
+
+    /// Whether these are a token obtained once (OAuth, SAML, OpenID Connect) rather than a card and PIN kept.
+    public var isTokenOnly: Bool {
+        [AuthenticationDocument.samlType, AuthenticationDocument.implicitType, AuthenticationDocument.passwordType]
+            .contains(authType) || AuthenticationDocument.oidcTypes.contains(authType)
+    }
+
+    /// How the patron signed in, for messages: "SAML, Riverside University", "OAuth", or the masked card.
+    public var signInName: String {
+        guard isTokenOnly else { return "card \(maskedUsername)" }
+        let method = AuthenticationDocument.shortName(of: authType)
+        return provider.map { "\(method), \($0)" } ?? method
     }
 
     /// The card number with all but its last two characters hidden, for messages.

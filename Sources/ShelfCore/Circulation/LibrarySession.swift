@@ -144,16 +144,20 @@ public final class LibrarySession: Sendable {
         }
         let next: Next? = state.withLock { state in
             guard let stored = state.credentials, stored.httpScheme == nil else { return nil }
-            guard stored.authType == AuthenticationDocument.basicTokenType else {
+            guard stored.authType == AuthenticationDocument.basicTokenType || stored.isTokenOnly else {
                 return .send(Authorization(header: Self.basic(stored.username, stored.password)))
             }
-            if let token = stored.token, let expires = stored.tokenExpiresAt, expires.timeIntervalSinceNow > renewalMargin {
+            // A token whose end the library did not say (a browser sign-in's often) is used until it is refused.
+            if let token = stored.token,
+               stored.tokenExpiresAt.map({ $0.timeIntervalSinceNow > renewalMargin }) ?? stored.isTokenOnly {
                 return .send(Authorization(header: "Bearer \(token)", token: token))
             }
             if let renewal = state.renewal { return .wait(renewal) }
             // The request runs on a thread of its own, so no sender holds the lock while it is on the network.
             let (http, name) = (http, library.name)
-            let renewal = Background { try Self.fetchToken(http: http, credentials: stored, library: name) }
+            let renewal = stored.isTokenOnly
+                ? Background { try Self.refreshToken(http: http, credentials: stored, library: name) }
+                : Background { try Self.fetchToken(http: http, credentials: stored, library: name) }
             state.renewal = renewal
             return .wait(renewal)
         }
@@ -169,7 +173,12 @@ public final class LibrarySession: Sendable {
         let outcome = Result { try renewal.value() }
         // The card or PIN itself is no longer good (changed, expired card): stop using it, at once, so no
         // other sender asks for a token with it.
-        let rejected = if case .failure(CirculationError.loginRejected) = outcome { true } else { false }
+        // A browser sign-in that lapsed, or a refresh token refused, likewise: it can only be asked for again.
+        let rejected: Bool
+        switch outcome {
+        case .failure(CirculationError.loginRejected), .failure(CirculationError.signInLapsed): rejected = true
+        default: rejected = false
+        }
         let recorded = state.withLock { state in
             guard state.renewal === renewal else { return false }
             state.renewal = nil
@@ -181,6 +190,7 @@ public final class LibrarySession: Sendable {
         }
         if rejected {
             credentialStore.erase(library.name)
+            if case .failure(let error as CirculationError) = outcome, case .signInLapsed = error { throw error }
             throw CirculationError.credentialsRejected(library: library.name)
         }
         let renewed = try outcome.get()
@@ -257,6 +267,10 @@ public final class LibrarySession: Sendable {
         var credentials = Credentials(
             authType: flow.type, username: username, password: password, authenticateURL: flow.authenticateURL,
             libraryURL: library.url)
+        if flow.kind == .passwordGrant {
+            return try signIn(library: library, passwordFlow: flow, username: username, password: password,
+                              credentialStore: credentialStore, configuration: configuration)
+        }
         if flow.type == AuthenticationDocument.basicTokenType {
             credentials = try fetchToken(http: http, credentials: credentials, library: library.name)
         } else if let shelf = library.shelfURL.flatMap(URL.init(string:)) {

@@ -186,7 +186,12 @@ public struct CatalogProbe: Sendable {
             switch flow.type {
             case AuthenticationDocument.basicType: "basic"
             case AuthenticationDocument.basicTokenType: "basic token"
-            default: AuthenticationDocument.displayName(of: flow.type)
+            default:
+                switch flow.kind {
+                case .browser?: flow.summary + ", in the browser"
+                case .passwordGrant?: flow.summary
+                default: AuthenticationDocument.displayName(of: flow.type) + ", which shelf cannot use"
+                }
             }
         }
         return "Authentication for OPDS" + (flows.isEmpty ? "" : " (\(flows.joined(separator: ", ")))")
