@@ -236,6 +236,9 @@ enum SignInRoutes {
         let form = try await formFields(request, context: context)
         let grant = form["grant_type"] ?? ""
         await state.countTokenRequest(grant)
+        if await state.switches.tokenEndpointHTML {
+            return HTTPSupport.response(ByteBuffer(string: CatalogRoutes.captivePortalHTML), contentType: "text/html; charset=utf-8")
+        }
         func failure(_ error: String, _ description: String) throws -> Response {
             try HTTPSupport.json(["error": error, "error_description": description], status: .badRequest)
         }

@@ -74,6 +74,11 @@ extension DemoState {
         return token
     }
 
+    /// Forgets every refresh token issued, as a server that revoked them (the patron changed their PIN…) would.
+    public func forgetRefreshTokens() {
+        refreshTokens = [:]
+    }
+
     /// The patron a refresh token was issued to.
     func refreshTokenOwner(_ token: String) -> String? { refreshTokens[token] }
 

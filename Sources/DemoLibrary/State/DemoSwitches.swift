@@ -146,6 +146,8 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     public var revokeFails: Bool
     /// The authentication document (also the body of a 401) is JSON cut off in the middle.
     public var malformedAuthDocument: Bool
+    /// The OAuth token endpoint (`/oauth/token`) answers 200 with an HTML page, as a captive portal would.
+    public var tokenEndpointHTML = false
     /// Faults of audiobook parts, by title id; `"*"` applies to every title without its own entry.
     public var audio: [String: AudioFaults]
     /// The next annotations collection served starts with one malformed annotation of this kind;
@@ -195,7 +197,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case delayMilliseconds, emptyLoans, pages, borrowFails, borrowHTML, revokeFails, malformedAuthDocument, audio
         case malformedAnnotation, duplicateLoans, loans, manifests, manifestPartLengths, damagedPackages
-        case endlessPages, endlessNewTitles
+        case endlessPages, endlessNewTitles, tokenEndpointHTML
     }
 
     /// Decodes switches; absent keys take their defaults.
@@ -217,6 +219,7 @@ public struct DemoSwitches: Codable, Sendable, Equatable {
         damagedPackages = try c.decodeIfPresent(Bool.self, forKey: .damagedPackages) ?? false
         endlessPages = try c.decodeIfPresent(Bool.self, forKey: .endlessPages) ?? false
         endlessNewTitles = try c.decodeIfPresent(Bool.self, forKey: .endlessNewTitles) ?? false
+        tokenEndpointHTML = try c.decodeIfPresent(Bool.self, forKey: .tokenEndpointHTML) ?? false
     }
 }
 

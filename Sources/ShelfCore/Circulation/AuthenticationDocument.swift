@@ -140,7 +140,7 @@ public struct AuthenticationDocument: Sendable, Equatable {
             let labels = flow["labels"] as? [String: Any]
             let links = (flow["links"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
             func resolved(_ href: String?) -> String? {
-                href.flatMap { URL(string: $0, relativeTo: url)?.absoluteString ?? Self.resolvedKeepingBraces($0, url) }
+                href.flatMap { $0.contains("{") ? Self.resolvedKeepingBraces($0, url) : URL(string: $0, relativeTo: url)?.absoluteString }
             }
             let authenticate = links.first { $0["rel"] as? String == "authenticate" }?["href"] as? String
             var entry = Flow(

@@ -174,7 +174,7 @@ final class CurlEasy: @unchecked Sendable {
             try set(CURLOPT_URL, request.url)
             try set(CURLOPT_PROTOCOLS_STR, "http,https")
             try set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-            try set(CURLOPT_FOLLOWLOCATION, 1)
+            try set(CURLOPT_FOLLOWLOCATION, configuration.followRedirects ? 1 : 0)
             try set(CURLOPT_MAXREDIRS, configuration.maxRedirects)
             // Credentials never follow a redirect to another host.
             try set(CURLOPT_UNRESTRICTED_AUTH, 0)

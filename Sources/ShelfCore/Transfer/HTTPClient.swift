@@ -48,6 +48,8 @@ public struct HTTPConfiguration: Sendable {
     /// The whole request, body included.
     public var totalTimeout: Int = 600
     public var maxRedirects: Int = 5
+    /// Whether redirects are followed; off, a 3xx is the answer (its `Location` read by the caller).
+    public var followRedirects = true
     /// A body larger than this is refused (a feed page, a document).
     public var maxBodyBytes: Int64 = 512 * 1_048_576
     /// Where requests are logged (never with credentials), or nil.
