@@ -76,7 +76,7 @@ let package = Package(
             ]
         ),
         // `shelf listen` plays in shelf's own process (FFmpeg and SDL are opened with dlopen only then).
-        .executableTarget(name: "shelf", dependencies: ["ShelfCLI", "ShelfListen"]),
+        .executableTarget(name: "shelf", dependencies: ["ShelfCLI", "ShelfListen", "ShelfKeyring"]),
         // The player. Also a program of its own, shelf-listen, which `shelf export` and `shelf doctor` hand over to.
         .target(
             name: "ShelfListen",
@@ -88,13 +88,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The desktop keyring (Secret Service over sd-bus), installed by shelf and shelf-listen for ShelfCore's
+        // credential store.
+        .target(name: "ShelfKeyring", dependencies: ["ShelfCore", "CSystemd"]),
         // sd-bus, for the player's MPRIS interfaces (media keys, playerctl, desktop widgets).
         .systemLibrary(
             name: "CSystemd",
             pkgConfig: "libsystemd",
             providers: [.apt(["libsystemd-dev"])]
         ),
-        .executableTarget(name: "shelf-listen", dependencies: ["ShelfListen"]),
+        .executableTarget(name: "shelf-listen", dependencies: ["ShelfListen", "ShelfKeyring"]),
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",

@@ -96,4 +96,12 @@ static inline int CSystemd_read_int64(sd_bus_message *m, int64_t *value) { retur
 static inline int CSystemd_read_text(sd_bus_message *m, char type, const char **value) {
     return sd_bus_message_read_basic(m, type, value);
 }
+static inline int CSystemd_read_bool(sd_bus_message *m, int *value) { return sd_bus_message_read_basic(m, 'b', value); }
+/// An `ay`; `bytes` points into the message.
+static inline int CSystemd_read_bytes(sd_bus_message *m, const void **bytes, size_t *size) {
+    return sd_bus_message_read_array(m, 'y', bytes, size);
+}
+static inline int CSystemd_append_bytes(sd_bus_message *m, const void *bytes, size_t size) {
+    return sd_bus_message_append_array(m, 'y', bytes, size);
+}
 #endif

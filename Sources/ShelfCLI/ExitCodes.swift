@@ -38,6 +38,7 @@ enum ExitStatusTable {
         (.scheduleFailed, "shelf schedule could not enable or remove the timer, or cron cannot run that often"),
         (.nothingToSignIn, "the library asks for no sign-in: shelf login has nothing to do"),
         (.registryFailed, "the library registry answered an error or something that is not a list of libraries"),
+        (.keyringUnavailable, "the desktop keyring holding the sign-in is locked or not running: unlock it"),
     ]
 
     static var text: String {

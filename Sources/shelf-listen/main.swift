@@ -1,3 +1,5 @@
+import ShelfKeyring
 import ShelfListen
 
+SecretService.install()
 ListenProgram.main()

@@ -51,6 +51,8 @@ struct ShelfRunner: Sendable {
         process.arguments = Array(command.dropFirst())
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = nil
+        // Never the keyring of the desktop the tests run on: a test that wants one starts its own and says so.
+        env["SHELF_KEYRING"] = "off"
         for (key, value) in environment { env[key] = value }
         process.environment = env
         let out = Pipe()

@@ -169,7 +169,8 @@ import Testing
 
     @Test func aFileFFmpegCannotOpenIsRefusedAndNeverMarkedFinished() async throws {
         let fixture = try await synced()
-        try await fixture.server.state.replaceSingleFile(Self.jungle, with: Array("<html>Service unavailable</html>\n".utf8))
+        // Binary bytes that are no audio (a text or HTML page is refused at download: AudioByNameTests).
+        try await fixture.server.state.replaceSingleFile(Self.jungle, with: [0x00, 0x01, 0x02, 0xFE] + Array("not audio at all".utf8) + [0x00, 0x13])
         #expect(try await fixture.shelf.run(["download", "7d3c0019"]).status == 0)
         let result = try await fixture.shelf.run(["listen", "7d3c0019", "--no-ui"], environment: disk(fixture))
         #expect(result.status == ShelfExit.playbackFailed.rawValue, "\(result.stdout)\n\(result.stderr)")

@@ -29,6 +29,7 @@ import Testing
          "availability": "available", "availableSince": "2024-02-04T17:20:00Z",
          "availableUntil": "2031-12-31T23:59:59Z", "circulation": "14 days left", "consumption": "in-progress",
          "copiesAvailable": 2, "copiesTotal": 5, "duration": 36000.5, "entitlement": "loan", "foundBy": "search",
+         "holdWait": {"copies": 5, "days": 31.5, "loanDays": 21, "loanDaysMeasured": true, "position": 3, "text": "about 5 weeks"},
          "holdsPosition": 3, "holdsTotal": 12, "id": "https://example.test/works/?urn=urn%3Aisbn%2F44977",
          "inCatalog": false, "isDraft": true, "isPaid": true, "medium": "audiobook",
          "narrators": "tab\\there, line\\nend, cr\\r, bell\\u0007, escape\\u001b, nul-free\\u001f, del\\u007f",

@@ -22,6 +22,10 @@ extension Shelf {
                 --username is visible to every user of the computer (ps, /proc); prefer SHELF_USERNAME or \
                 standard input on a shared machine.
 
+                Where the desktop runs a keyring (the Secret Service: gnome-keyring, KeePassXC) and it is \
+                unlocked, the PIN, password and tokens are kept there and the file keeps the rest; \
+                SHELF_KEYRING=off keeps them in the file (moving any back from the keyring).
+
                 The credentials are checked with the library before they are stored, in a file only you can read \
                 ($XDG_STATE_HOME/shelf/credentials, or inside --home; shelf refuses to write there when that folder \
                 is a link or another user's), with the library's URL: they are sent to \

@@ -25,6 +25,16 @@ enum SummaryJSON {
         object.double("duration", summary.duration)
         object.string("entitlement", summary.entitlement.rawValue)
         object.string("foundBy", summary.foundBy?.rawValue)
+        if let wait = summary.holdWait {
+            object.nested("holdWait") { inner in
+                inner.int("copies", wait.copies)
+                inner.double("days", wait.days)
+                inner.double("loanDays", wait.loanDays)
+                inner.bool("loanDaysMeasured", wait.loanDaysMeasured)
+                inner.int("position", wait.position)
+                inner.string("text", wait.text)
+            }
+        }
         object.int("holdsPosition", summary.holdsPosition)
         object.int("holdsTotal", summary.holdsTotal)
         object.string("id", summary.id)

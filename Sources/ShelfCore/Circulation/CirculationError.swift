@@ -51,6 +51,10 @@ public enum CirculationError: ShelfFailure, Equatable {
     case browserSignInMismatch(library: String, reason: String)
     /// `--method` or `--idp` names nothing the library offers.
     case noSuchMethod(library: String, asked: String, offered: [String])
+    /// The sign-in's secrets are in the desktop keyring, which cannot be read now (locked, not running).
+    case keyringUnavailable(library: String, reason: String)
+    /// The file says the secrets are in the keyring, and the keyring has none for it (removed there).
+    case keyringLost(library: String)
 
     public var exitCode: ShelfExit {
         switch self {
@@ -73,6 +77,8 @@ public enum CirculationError: ShelfFailure, Equatable {
         case .browserSignInFailed, .browserSignInMismatch: .notPermitted
         case .browserSignInTimedOut: .needsSignIn
         case .noSuchMethod: .usage
+        case .keyringUnavailable: .keyringUnavailable
+        case .keyringLost: .notPermitted
         }
     }
 
@@ -137,6 +143,11 @@ public enum CirculationError: ShelfFailure, Equatable {
                 + "run `shelf login \(library)` again (or paste the address the browser ended at)"
         case .browserSignInMismatch(let library, let reason):
             "the answer that came back is not this sign-in's (\(reason)); nothing was stored: run `shelf login \(library)` again"
+        case .keyringUnavailable(let library, let reason):
+            "the sign-in for \(library) is kept in the desktop keyring, which cannot be read: \(reason); unlock it and "
+                + "try again, or `shelf login \(library)` to sign in anew"
+        case .keyringLost(let library):
+            "the desktop keyring no longer holds the sign-in for \(library); run `shelf login \(library)`"
         case .noSuchMethod(let library, let asked, let offered):
             "\(library) offers no sign-in \"\(asked)\"; it offers: \(offered.joined(separator: ", "))"
         case .credentialsForAnotherURL(let library, let url):

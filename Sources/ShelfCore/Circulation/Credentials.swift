@@ -23,6 +23,37 @@ public struct Credentials: Codable, Sendable, Equatable {
     public var provider: String?
     /// Where a browser sign-in is ended (the flow's `logout` template).
     public var logoutURL: String?
+    /// `keyring` when the PIN or password and the tokens are kept in the desktop keyring, not in the file.
+    var secretsIn: SecretsPlace?
+
+    /// The secrets the keyring keeps for a file that leaves them out.
+    struct Secrets: Codable {
+        var password: String
+        var token: String?
+        var refreshToken: String?
+    }
+
+    var secrets: Secrets { Secrets(password: password, token: token, refreshToken: refreshToken) }
+
+    /// These credentials without their secrets, saying where they are.
+    func withoutSecrets() -> Credentials {
+        var copy = self
+        copy.password = ""
+        copy.token = nil
+        copy.refreshToken = nil
+        copy.secretsIn = .keyring
+        return copy
+    }
+
+    /// These credentials with the secrets the keyring kept.
+    func with(_ secrets: Secrets) -> Credentials {
+        var copy = self
+        copy.password = secrets.password
+        copy.token = secrets.token
+        copy.refreshToken = secrets.refreshToken
+        copy.secretsIn = nil
+        return copy
+    }
 
     public init(
         authType: String, username: String, password: String, authenticateURL: String? = nil,
@@ -117,6 +148,7 @@ public struct CredentialStore: Sendable {
     /// not signed in. Only `load(for:)` may hand credentials to a request.
     public func load(_ library: String) throws(CirculationError) -> Credentials? {
         let path = file(for: library).path
+        var credentials: Credentials
         var info = stat()
         guard lstat(path, &info) == 0 else { return nil }
         guard info.st_mode & S_IFMT == S_IFREG else {
@@ -137,16 +169,63 @@ public struct CredentialStore: Sendable {
             let data = try FileHandle(fileDescriptor: descriptor, closeOnDealloc: true).readToEnd() ?? Data()
             let decoder = JSONDecoder()
             decoder.dateDecodingStrategy = .secondsSince1970
-            return try decoder.decode(Credentials.self, from: data)
+            credentials = try decoder.decode(Credentials.self, from: data)
         } catch {
             throw .credentialsFile(path: path, reason: "unreadable; remove it and run `shelf login` again")
         }
+        return try withSecrets(credentials, for: library)
+    }
+
+    /// The credentials with their secrets: from the keyring when the file leaves them out. Secrets move to where
+    /// they belong now: a file's into the keyring when one can be used, the keyring's into the file under
+    /// `SHELF_KEYRING=off`.
+    private func withSecrets(_ credentials: Credentials, for library: String) throws(CirculationError) -> Credentials {
+        let key = SecretKey(library: library, folder: directory.path)
+        guard credentials.secretsIn == .keyring else {
+            if Self.usableKeeper() != nil { try? save(credentials, for: library) }
+            return credentials
+        }
+        guard let keeper = Self.keeper.withLock({ $0 }) else {
+            throw .keyringUnavailable(library: library, reason: "this program cannot reach the desktop keyring")
+        }
+        if let why = keeper.unavailable() { throw .keyringUnavailable(library: library, reason: why) }
+        let data: Data?
+        do {
+            data = try keeper.load(key)
+        } catch {
+            throw .keyringUnavailable(library: library, reason: error.description)
+        }
+        guard let data, let secrets = try? JSONDecoder().decode(Credentials.Secrets.self, from: data) else {
+            throw .keyringLost(library: library)
+        }
+        let whole = credentials.with(secrets)
+        if Self.keyringRefused {
+            // Chosen files over the keyring: the secrets come back to the file, then leave the keyring.
+            try save(whole, for: library)
+            _ = try? keeper.erase(key)
+        }
+        return whole
     }
 
     /// Writes the credentials: a new private file under a name no one can guess, created only if nothing is there
     /// (`O_EXCL`, `O_NOFOLLOW`), in a folder checked to be shelf's own (`privateDirectory`), flushed, then renamed
     /// over the old one. A planted link is never written through.
     public func save(_ credentials: Credentials, for library: String) throws(CirculationError) {
+        var credentials = credentials
+        // The secrets go to the keyring when one can be used; the file then says so and holds none.
+        if let keeper = Self.usableKeeper() {
+            let key = SecretKey(library: library, folder: directory.path)
+            do {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                try keeper.store(try encoder.encode(credentials.secrets), key: key)
+                credentials = credentials.withoutSecrets()
+            } catch let error as SecretKeeperError {
+                warn?("the desktop keyring could not keep the sign-in for \(library) (\(error)); it is kept in a file only you can read")
+            } catch {
+                warn?("the sign-in for \(library) could not be encoded for the keyring; it is kept in a file only you can read")
+            }
+        }
         let target = file(for: library)
         let folder = try privateDirectory()
         defer { close(folder) }
@@ -206,9 +285,16 @@ public struct CredentialStore: Sendable {
         return folder
     }
 
-    /// Erases the credentials; true when there were any.
+    /// Erases the credentials, from the keyring too; true when there were any.
     @discardableResult
     public func erase(_ library: String) -> Bool {
-        unlink(file(for: library).path) == 0
+        // The keyring is asked when its secrets may be there: when wanted, or when the file says they are.
+        let saysKeyring = (try? Data(contentsOf: file(for: library))).map {
+            String(decoding: $0, as: UTF8.self).contains(#""secretsIn":"keyring""#)
+        } ?? false
+        let inKeyring = (Self.keyringRefused && !saysKeyring) ? false : Self.keeper.withLock({ $0 }).flatMap { keeper in
+            try? keeper.erase(SecretKey(library: library, folder: directory.path))
+        } ?? false
+        return unlink(file(for: library).path) == 0 || inKeyring
     }
 }

@@ -104,7 +104,10 @@ public enum Doctor {
             look(home.credentials.appendingPathComponent(name).path, want: 0o600)
         }
         guard let first = wrong.first else {
-            return DoctorCheck("credentials", .ok, "\(files.filter { $0.hasSuffix(".json") }.count) sign-in file(s), readable by you alone")
+            // Where the PIN, passwords and tokens are: the desktop keyring, or those files.
+            let place = CredentialStore.secretsPlace()
+            return DoctorCheck("credentials", .ok, "\(files.filter { $0.hasSuffix(".json") }.count) sign-in file(s), readable by you "
+                + "alone; secrets kept \(place.line)")
         }
         let octal = { (mode: Int) in String(mode & 0o777, radix: 8) }
         let more = wrong.count > 1 ? " (and \(wrong.count - 1) more)" : ""

@@ -65,6 +65,8 @@ public enum ShelfExit: Int32, Sendable, CaseIterable {
     case nothingToSignIn = 97
     /// The library registry answered with an error, or with something that is not a list of libraries.
     case registryFailed = 98
+    /// The desktop keyring that holds the sign-in is locked or not running.
+    case keyringUnavailable = 99
 }
 
 /// A failure a patron can act on: one lower-case line saying what went wrong and what to do.
