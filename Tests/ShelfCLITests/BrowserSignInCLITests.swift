@@ -255,6 +255,11 @@ import Testing
             #expect(page.status == 401 && page.body.contains("Unknown user name or wrong password."))
             let silent = try await stuck.finish()
             #expect(silent.status == ShelfExit.needsSignIn.rawValue)
+            // Its listener closed with it.
+            let stuckPort = try #require(stuck.listenerPort)
+            #expect(throws: NetworkError.self) {
+                try HTTPClient(configuration: HTTPConfiguration()).request(URL(string: "http://127.0.0.1:\(stuckPort)/")!)
+            }
             #expect(silent.stderr.hasPrefix("shelf: no answer came back from the browser within 1 minute; nothing was stored"), "\(silent.stderr)")
             // An identity provider the library does not know: its error, from the library.
             #expect(!FileManager.default.fileExists(atPath: fixture.credentialsFile.path))
@@ -284,6 +289,65 @@ import Testing
             #expect(method.stderr.contains("offers no sign-in \"saml\"; it offers: oauth (OAuth, implicit grant), password (OAuth, password grant)"),
                     "\(method.stderr)")
         }
+    }
+}
+
+/// From nothing but the library's name to a signed-in sync and a download, with each way of signing in the demo's
+/// registry offers: `library find`, `library add --from-registry`, `login`, `sync`, `download`.
+@Suite(.serialized, .timeLimit(.minutes(5))) struct FromANameToADownloadCLITests {
+    @Test(arguments: [
+        ("Riverside University", "saml"), ("Lakeside College", "oidc"), ("Hilltop", "oauth"), ("Hilltop", "password"),
+        ("Shelf Demo", "card"),
+    ])
+    func eachSignInFlow(name: String, method: String) async throws {
+        let server = DemoLibraryServer(configuration: DemoConfiguration())
+        let url = try await server.start()
+        let shelf = ShelfRunner()
+        defer { shelf.cleanUp() }
+        do {
+            try await server.state.prepareAudio()
+            let found = try await shelf.run(["library", "find", name, "--registry", url.absoluteString + "registry/libraries"])
+            #expect(found.status == 0 && found.stdout.hasPrefix("1 library in"), "\(found.stdout)\(found.stderr)")
+            let added = try await shelf.run(["library", "add", "mine", "--from-registry", "1"])
+            #expect(added.status == 0, "\(added.stderr)")
+            let login: ShelfRunner.Result
+            switch method {
+            case "card", "password":
+                login = try await shelf.run(["login", "--method", method, "--username", "demo", "--password-stdin"], input: "1234\n")
+            default:
+                let (process, out, err) = try shelf.start(["login", "--method", method, "--idp", "1", "--no-browser"])
+                let address = try await offloaded { () -> URL? in
+                    var bytes = Data()
+                    while true {
+                        let text = String(decoding: bytes, as: UTF8.self)
+                        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }), text.contains(line + "\n") {
+                            return URL(string: String(line.dropFirst(2)))
+                        }
+                        let data = out.fileHandleForReading.availableData
+                        if data.isEmpty { return nil }
+                        bytes += data
+                    }
+                }
+                _ = try PlainBrowser().visit(try #require(address))
+                login = try await offloaded {
+                    let rest = out.fileHandleForReading.readDataToEndOfFile()
+                    let errors = err.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    return ShelfRunner.Result(status: process.terminationStatus, stdout: String(decoding: rest, as: UTF8.self),
+                                              stderr: String(decoding: errors, as: UTF8.self))
+                }
+            }
+            #expect(login.status == 0 && login.stdout.contains("Signed in to mine"), "\(login.stdout)\(login.stderr)")
+            let sync = try await shelf.run(["sync", "--no-download"])
+            #expect(sync.status == 0 && sync.stdout.contains("2 loans, 1 hold"), "\(sync.stdout)\(sync.stderr)")
+            let download = try await shelf.run(["download", "7d3c0002"])
+            #expect(download.status == 0 && download.stdout.hasPrefix("Downloaded The Adventures of Sherlock Holmes"),
+                    "\(download.stdout)\(download.stderr)")
+        } catch {
+            await server.stop()
+            throw error
+        }
+        await server.stop()
     }
 }
 

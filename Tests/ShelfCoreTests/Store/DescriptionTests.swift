@@ -45,6 +45,19 @@ import Testing
         #expect(read >= 3, "only \(read) OPDS 2 descriptions read")
     }
 
+    @Test func aGeneratedCatalogsDescriptionsAreStoredWithoutAReferenceOrATag() async throws {
+        try await SyncFixture.with(DemoConfiguration(pageSize: 50, generatedEntries: 300)) { fixture in
+            _ = try fixture.sync()
+            let stored = try Self.storedDescriptions(fixture.store)
+            #expect(stored.count >= 300)
+            for text in stored {
+                #expect(Self.references(in: text).isEmpty && !text.contains("<") && !text.contains("\n\n\n"), "\(text.prefix(120))")
+            }
+            // The generated ones' two paragraphs stay two.
+            #expect(stored.contains { $0.range(of: #"\n\nCatalogue number \d+\.$"#, options: .regularExpression) != nil })
+        }
+    }
+
     @Test func aSyncStoresEveryDescriptionAsPlainTextAndAnUpgradeDecodesTheOldOnes() async throws {
         try await SyncFixture.with { fixture in
             _ = try fixture.sync()
