@@ -185,39 +185,28 @@ public final class SecretService: SecretKeeper, Sendable {
             defer { sd_bus_error_free(&error) }
             var reply: OpaquePointer?
             let result = sd_bus_call(handle, message, 10_000_000, &error, &reply)
-            guard result >= 0, let reply else {
-                let name = error.name.map { String(cString: $0) } ?? ""
-                if name == "org.freedesktop.DBus.Error.ServiceUnknown" || name == "org.freedesktop.DBus.Error.NameHasNoOwner" {
-                    throw SecretKeeperError("no Secret Service on the session bus")
-                }
-                throw SecretKeeperError("the keyring answered \(error.message.map { String(cString: $0) } ?? String(cString: strerror(-result)))")
-            }
+            guard result >= 0, let reply else { throw Self.failure(error, result) }
             return reply
+        }
+
+        /// What a failed call means, in the patron's words.
+        static func failure(_ error: sd_bus_error, _ result: Int32) -> SecretKeeperError {
+            let name = error.name.map { String(cString: $0) } ?? ""
+            let text = error.message.map { String(cString: $0) } ?? String(cString: strerror(-result))
+            if name.hasSuffix("ServiceUnknown") || name.hasSuffix("NameHasNoOwner") {
+                return SecretKeeperError("no Secret Service on the session bus")
+            }
+            if name.hasSuffix("NoSuchObject") || name.hasSuffix("UnknownObject") || text.contains("does not exist") {
+                return SecretKeeperError("the keyring has no default collection to keep secrets in (create one in the desktop's keyring manager)")
+            }
+            return SecretKeeperError("the keyring answered \(text)")
         }
 
         /// `Get` of a boolean property.
         func property(_ path: String, _ interface: String, _ name: String) throws -> Bool {
-            var message: OpaquePointer?
-            try Bus.check(sd_bus_message_new_method_call(
-                handle, &message, SecretService.service, path, "org.freedesktop.DBus.Properties", "Get"))
-            guard let message else { throw SecretKeeperError("no message") }
-            defer { sd_bus_message_unref(message) }
-            try Bus.check(CSystemd_append_string(message, interface))
-            try Bus.check(CSystemd_append_string(message, name))
-            var error = sd_bus_error()
-            defer { sd_bus_error_free(&error) }
-            var reply: OpaquePointer?
-            let result = sd_bus_call(handle, message, 10_000_000, &error, &reply)
-            guard result >= 0, let reply else {
-                let errorName = error.name.map { String(cString: $0) } ?? ""
-                if errorName.hasSuffix("ServiceUnknown") || errorName.hasSuffix("NameHasNoOwner") {
-                    throw SecretKeeperError("no Secret Service on the session bus")
-                }
-                let text = error.message.map { String(cString: $0) } ?? ""
-                if errorName.hasSuffix("NoSuchObject") || errorName.hasSuffix("UnknownObject") || text.contains("does not exist") {
-                    throw SecretKeeperError("the keyring has no default collection to keep secrets in (create one in the desktop's keyring manager)")
-                }
-                throw SecretKeeperError("the keyring answered \(error.message.map { String(cString: $0) } ?? String(cString: strerror(-result)))")
+            let reply = try call(path, "org.freedesktop.DBus.Properties", "Get") { message in
+                try Bus.check(CSystemd_append_string(message, interface))
+                try Bus.check(CSystemd_append_string(message, name))
             }
             defer { sd_bus_message_unref(reply) }
             try Bus.check(sd_bus_message_enter_container(reply, CChar(UInt8(ascii: "v")), "b"))

@@ -31,14 +31,7 @@ import Testing
         }
 
         static func with(_ branch: String, _ body: (Fixture) async throws -> Void) async throws {
-            let fixture = try await Fixture(branch: branch)
-            do {
-                try await body(fixture)
-            } catch {
-                await fixture.finish()
-                throw error
-            }
-            await fixture.finish()
+            try await finishing(try await Fixture(branch: branch), { await $0.finish() }, body)
         }
 
         var credentialsFile: URL { shelf.home.appendingPathComponent("credentials/\(name).json") }
@@ -46,20 +39,8 @@ import Testing
         /// `shelf login` started with no browser; the address it prints, once printed, and the running process.
         func startLogin(_ extra: [String] = [], input: String? = nil) async throws -> Login {
             let (process, out, err) = try shelf.start(["login", name, "--no-browser"] + extra, input: input)
-            let printed = try await offloaded {
-                var bytes = Data()
-                while true {
-                    let text = String(decoding: bytes, as: UTF8.self)
-                    if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }),
-                       text.contains(String(line) + "\n") {
-                        return (String(line.dropFirst(2)), bytes)
-                    }
-                    let data = out.fileHandleForReading.availableData
-                    if data.isEmpty { return ("", bytes) }
-                    bytes += data
-                }
-            }
-            return Login(process: process, out: out, err: err, address: URL(string: printed.0), before: printed.1)
+            let printed = try await out.read { printedAddress(Data($0.utf8)) != nil }
+            return Login(process: process, out: out, err: err, address: printedAddress(printed), before: printed)
         }
     }
 
@@ -316,19 +297,8 @@ import Testing
                 login = try await shelf.run(["login", "--method", method, "--username", "demo", "--password-stdin"], input: "1234\n")
             default:
                 let (process, out, err) = try shelf.start(["login", "--method", method, "--idp", "1", "--no-browser"])
-                let address = try await offloaded { () -> URL? in
-                    var bytes = Data()
-                    while true {
-                        let text = String(decoding: bytes, as: UTF8.self)
-                        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("  http") }), text.contains(line + "\n") {
-                            return URL(string: String(line.dropFirst(2)))
-                        }
-                        let data = out.fileHandleForReading.availableData
-                        if data.isEmpty { return nil }
-                        bytes += data
-                    }
-                }
-                _ = try PlainBrowser().visit(try #require(address))
+                let printed = try await out.read { printedAddress(Data($0.utf8)) != nil }
+                _ = try PlainBrowser().visit(try #require(printedAddress(printed)))
                 login = try await offloaded {
                     let rest = out.fileHandleForReading.readDataToEndOfFile()
                     let errors = err.fileHandleForReading.readDataToEndOfFile()
@@ -367,18 +337,8 @@ extension BrowserSignInCLITests.Fixture {
         process.standardError = err
         process.standardInput = input
         try process.run()
-        let printed = try await offloaded {
-            var bytes = Data()
-            while !String(decoding: bytes, as: UTF8.self).contains("here:\n") {
-                let data = out.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                bytes += data
-            }
-            return bytes
-        }
-        let line = String(decoding: printed, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("  http") }
-        let login = BrowserSignInCLITests.Login(
-            process: process, out: out, err: err, address: line.flatMap { URL(string: String($0.dropFirst(2))) }, before: printed)
+        let printed = try await out.read { $0.contains("here:\n") }
+        let login = BrowserSignInCLITests.Login(process: process, out: out, err: err, address: printedAddress(printed), before: printed)
         return (login, input)
     }
 }

@@ -115,15 +115,7 @@ extension CLIFixture {
     {
         await server.state.closeGate(for: path)
         let (process, out, err) = try shelf.start(arguments, environment: environment)
-        let before = try await offloaded {
-            var bytes = Data()
-            while !String(decoding: bytes, as: UTF8.self).contains(marker) {
-                let data = out.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                bytes += data
-            }
-            return bytes
-        }
+        let before = try await out.read { $0.contains(marker) }
         await server.state.openGate()
         return try await offloaded {
             let rest = out.fileHandleForReading.readDataToEndOfFile()
@@ -156,14 +148,7 @@ final class CLIFixture: @unchecked Sendable {
 
     /// Runs `body` with a new fixture and finishes it once `body` has ended, however it ended.
     static func with(_ body: (CLIFixture) async throws -> Void) async throws {
-        let fixture = try await CLIFixture()
-        do {
-            try await body(fixture)
-        } catch {
-            await fixture.finish()
-            throw error
-        }
-        await fixture.finish()
+        try await finishing(try await CLIFixture(), { await $0.finish() }, body)
     }
 }
 

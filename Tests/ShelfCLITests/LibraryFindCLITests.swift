@@ -24,14 +24,7 @@ import Testing
         }
 
         static func with(_ body: (Fixture) async throws -> Void) async throws {
-            let fixture = try await Fixture()
-            do {
-                try await body(fixture)
-            } catch {
-                await fixture.finish()
-                throw error
-            }
-            await fixture.finish()
+            try await finishing(try await Fixture(), { await $0.finish() }, body)
         }
     }
 

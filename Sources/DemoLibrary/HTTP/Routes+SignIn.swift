@@ -271,9 +271,12 @@ enum SignInRoutes {
     // MARK: pieces
 
     /// The query's parameters as Flask reads them: `+` a space, then percent-decoded.
-    static func query(_ request: Request) -> [String: String] {
+    static func query(_ request: Request) -> [String: String] { pairs(request.uri.query ?? "") }
+
+    /// `a=1&b=x+y%21` as a form or query is read: split on the first `=`, `+` a space, then percent-decoded.
+    static func pairs(_ text: String) -> [String: String] {
         var fields: [String: String] = [:]
-        for pair in (request.uri.query ?? "").split(separator: "&") {
+        for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             func decode(_ text: Substring) -> String {
                 String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
@@ -322,16 +325,7 @@ enum SignInRoutes {
     /// The fields of a form post (`application/x-www-form-urlencoded`).
     static func formFields(_ request: Request, context: DemoRequestContext) async throws -> [String: String] {
         var request = request
-        let body = String(buffer: try await request.collectBody(upTo: context.maxUploadSize))
-        var fields: [String: String] = [:]
-        for pair in body.split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            func decode(_ text: Substring) -> String {
-                String(text).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-            }
-            fields[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-        }
-        return fields
+        return pairs(String(buffer: try await request.collectBody(upTo: context.maxUploadSize)))
     }
 
     static func escape(_ text: String) -> String {
