@@ -169,7 +169,8 @@ public struct AuthenticationDocument: Sendable, Equatable {
             else { return nil }
             var hash = FNV1a()
             hash.combine(content)
-            return ((announcement["id"] as? String) ?? String(hash.value, radix: 16), content)
+            // An empty id is no id: the content's hash names it, as when there is none.
+            return ((announcement["id"] as? String).flatMap { $0.isEmpty ? nil : $0 } ?? String(hash.value, radix: 16), content)
         }
         return document
     }

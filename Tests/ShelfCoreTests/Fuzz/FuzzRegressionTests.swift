@@ -127,4 +127,13 @@ import Testing
             #expect(HTTPDate.parse(bad) == nil, "\(bad)")
         }
     }
+
+    @Test("an announcement with an empty id is named by its content, as one without an id (authentication)")
+    func announcementWithAnEmptyID() throws {
+        let json = #"{"title":"L","authentication":[],"announcements":[{"id":"","content":"Closed Monday"},{"content":"Closed Monday"}]}"#
+        let document = try AuthenticationDocument.parse(Data(json.utf8), url: URL(string: "https://library.example/auth")!)
+        #expect(document.announcements.count == 2)
+        #expect(document.announcements.allSatisfy { !$0.id.isEmpty })
+        #expect(document.announcements[0].id == document.announcements[1].id)
+    }
 }
