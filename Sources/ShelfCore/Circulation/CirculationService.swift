@@ -108,6 +108,7 @@ public final class CirculationService {
             let applier = try EntryApplier(db: db, libraryID: library.id, syncID: nil, now: now())
             let loans = try LoanApplier(db: db, libraryID: library.id, syncID: nil, now: now(), applier: applier)
             try loans.apply(record)
+            try applier.finish()
         }
         let title = detail.summary.title
         let availability = record.availability

@@ -54,8 +54,6 @@ extension Store {
             let stateKeys = try filter.state.flatMap { state in
                 try Self.fewKeys(db, libraryID: library.id, state: state, limit: stateIndexLimit)
             }
-            let shortIDs = try stateKeys.map { try ShortIDWidths(db, libraryID: library.id, keys: $0) }
-                ?? ShortIDWidths(db, libraryID: library.id)
             // Every column comes from the edition_list index, in its order: no wide row is read, nothing sorted; or,
             // for a state few titles are in, those rows through the state index, sorted.
             let source = stateKeys == nil ? Self.listSource : Self.stateSource
@@ -75,7 +73,7 @@ extension Store {
                 start()
                 while try statement.step() {
                     let edition = EditionSummary(
-                        columns: statement, listening: listening[statement.int64(rowIDColumn)], now: now, shortIDs: shortIDs)
+                        columns: statement, listening: listening[statement.int64(rowIDColumn)], now: now)
                     if filter.availableOnly && !edition.canBeHadNow { continue }
                     if let series, edition.series?.name.compare(series, options: .caseInsensitive) != .orderedSame {
                         continue
@@ -95,7 +93,7 @@ extension Store {
                 start(&widths)
                 while try widths.step() {
                     measure(ListCellWidths(
-                        columns: widths, listening: listening[widths.int64(rowIDColumn)], shortIDs: shortIDs))
+                        columns: widths, listening: listening[widths.int64(rowIDColumn)]))
                 }
             }
             try forEachSummary(body)

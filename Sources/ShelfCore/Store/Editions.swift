@@ -50,14 +50,13 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         case availableSince, availableUntil, holdsPosition, holdsTotal, copiesAvailable, copiesTotal, inCatalog, isDraft
         case isPaid, hasLocalCopy, hasBorrow, loanKind, loanSince, loanUntil, loanPosition, loanHoldsTotal
         case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL, foundBy
-        case shortKey
+        case shortID
     }
 
     /// Reads the current row of a `Store.summarySelect` statement through SQLite's C API (GRDB's generic decoding
     /// of each column was most of `shelf list`'s time). `listening` is how far the patron is, from the positions
-    /// database (nil when never played); `shortIDs` widens the short id where other ids of the library share its
-    /// first characters.
-    init(columns row: HotStatement, listening: (Consumption, Double?)?, now: Date, shortIDs: ShortIDWidths? = nil) {
+    /// database (nil when never played). The short id is the stored one (`Store.refreshShortIDs`).
+    init(columns row: HotStatement, listening: (Consumption, Double?)?, now: Date) {
         func string(_ column: Column) -> String? { row.string(Int32(column.rawValue)) }
         func int(_ column: Column) -> Int? { row.int(Int32(column.rawValue)) }
         func bool(_ column: Column) -> Bool { row.bool(Int32(column.rawValue)) }
@@ -66,9 +65,8 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         }
         id = string(.entryID) ?? ""
         let id = id
-        shortID = shortIDs.map { widths in
-            row.withUTF8(Int32(Column.shortKey.rawValue)) { key in widths.shortID(of: id, key: key) }
-        } ?? ShortID.base(of: id)
+        // As stored (`Store.refreshShortIDs`); a title added in a sync still running shows its id's base form.
+        shortID = string(.shortID) ?? ShortID.base(of: id)
         title = string(.title) ?? ""
         authors = string(.authors) ?? ""
         narrators = string(.narrators) ?? ""
@@ -162,12 +160,11 @@ public struct ListCellWidths: Sendable, Equatable {
 
     /// The widths of the current row of a `Store.summarySelect` statement, read without making the summary: the
     /// same numbers `init(_:)` gives for it, for a fraction of the work.
-    init(columns row: HotStatement, listening: (Consumption, Double?)?, shortIDs: ShortIDWidths) {
+    init(columns row: HotStatement, listening: (Consumption, Double?)?) {
         typealias Column = EditionSummary.Column
         func width(_ column: Column) -> Int { row.withUTF8(Int32(column.rawValue)) { TextWidth.of(utf8: $0) } }
-        id = row.withUTF8(Int32(Column.shortKey.rawValue)) { key in
-            shortIDs.shownLength(key: key) ?? TextWidth.of(shortIDs.shortID(of: row.string(Int32(Column.entryID.rawValue)) ?? ""))
-        }
+        id = row.isNull(Int32(Column.shortID.rawValue))
+            ? TextWidth.of(ShortID.base(of: row.string(Int32(Column.entryID.rawValue)) ?? "")) : width(.shortID)
         let removed = !row.bool(Int32(Column.inCatalog.rawValue)) && row.isNull(Int32(Column.foundBy.rawValue))
         title = width(.title) + (removed ? 10 : 0)
         authors = width(.authors)
@@ -344,7 +341,7 @@ extension Store {
         "e.has_local_copy", "e.has_borrow",
         "l.kind", "l.since", "l.until", "l.holds_position", "l.holds_total", "l.copies_total", "l.copies_available",
         "l.revoke_url",
-        "e.duration", "e.series_name", "e.series_position", "e.series_url", "e.found_by", "e.short_key",
+        "e.duration", "e.series_name", "e.series_position", "e.series_url", "e.found_by", "e.short_id",
     ]
 
     static let summarySelect = select()
@@ -352,7 +349,7 @@ extension Store {
     /// The only columns `ListCellWidths(columns:)` reads; `select(keeping:)` makes the others NULL, so each keeps its
     /// position and SQLite reads none of them from the index (the measuring pass of `shelf list`).
     static let widthsColumns: Set<EditionSummary.Column> = [
-        .rowID, .entryID, .title, .authors, .medium, .protection, .state, .inCatalog, .foundBy, .shortKey,
+        .rowID, .entryID, .title, .authors, .medium, .protection, .state, .inCatalog, .foundBy, .shortID,
     ]
 
     /// The editions as `shelf list` reads them: the planner takes the edition_list index, in title order.
@@ -361,7 +358,7 @@ extension Store {
     static let stateSource = "edition e INDEXED BY edition_state"
 
     static func select(keeping kept: Set<EditionSummary.Column>? = nil, from source: String = listSource) -> String {
-        precondition(summaryColumns.count == EditionSummary.Column.shortKey.rawValue + 1)
+        precondition(summaryColumns.count == EditionSummary.Column.shortID.rawValue + 1)
         let columns = summaryColumns.enumerated().map { index, expression in
             kept.map { $0.contains(EditionSummary.Column(rawValue: index)!) } ?? true ? expression : "NULL"
         }
@@ -377,8 +374,7 @@ extension Store {
     public func summary(of edition: EditionRef, now: Date = Date()) throws(StoreError) -> EditionSummary {
         let listening = try consumption(of: edition)
         return try read { db in
-            let shortIDs = try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)
-            guard let summary = try Self.summary(db, rowID: edition.rowID, listening: listening, now: now, shortIDs: shortIDs)
+            guard let summary = try Self.summary(db, rowID: edition.rowID, listening: listening, now: now)
             else {
                 throw StoreError.editionNotFound(edition.entryID)
             }
@@ -388,12 +384,12 @@ extension Store {
 
     /// The summary of the edition with this row id, nil when there is none.
     static func summary(
-        _ db: Database, rowID: Int64, listening: (Consumption, Double?)?, now: Date, shortIDs: ShortIDWidths?
+        _ db: Database, rowID: Int64, listening: (Consumption, Double?)?, now: Date
     ) throws -> EditionSummary? {
         var statement = try HotStatement(db, "\(Self.summarySelect) WHERE e.id = ?")
         statement.bind(rowID)
         guard try statement.step() else { return nil }
-        let summary = EditionSummary(columns: statement, listening: listening, now: now, shortIDs: shortIDs)
+        let summary = EditionSummary(columns: statement, listening: listening, now: now)
         statement.reset()
         return summary
     }
@@ -403,8 +399,7 @@ extension Store {
         let rowID = edition.rowID
         let listening = try consumption(of: edition)
         return try read { db in
-            let shortIDs = try ShortIDWidths(db, libraryID: edition.libraryID, id: edition.entryID)
-            guard let summary = try Self.summary(db, rowID: rowID, listening: listening, now: now, shortIDs: shortIDs) else {
+            guard let summary = try Self.summary(db, rowID: rowID, listening: listening, now: now) else {
                 throw StoreError.editionNotFound(edition.entryID)
             }
             let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!

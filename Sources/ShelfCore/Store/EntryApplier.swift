@@ -22,6 +22,8 @@ final class EntryApplier {
     private let libraryID: Int64
     private let syncID: Int64?
     private let now: Double
+    /// Whether a title was added: its short id, and its neighbours', are widened by `finish`.
+    private var insertedTitles = false
 
     init(db: Database, libraryID: Int64, syncID: Int64?, now: Date) throws {
         self.db = db
@@ -64,6 +66,14 @@ final class EntryApplier {
             lifecycle: Lifecycle(state: state, hasLocalCopy: statement.int64(6) != 0),
             updated: statement.string(7), availabilityStatus: statement.string(8),
             foundBy: statement.string(9).flatMap(FoundBy.init(rawValue:)))
+    }
+
+    /// Ends the writes of one transaction: the short ids of a library that got new titles are brought up to date
+    /// (`Store.refreshShortIDs`).
+    func finish() throws {
+        guard insertedTitles else { return }
+        try Store.refreshShortIDs(db, libraryID: libraryID)
+        insertedTitles = false
     }
 
     /// Applies one entry seen on page `pageID`.
@@ -252,8 +262,8 @@ final class EntryApplier {
 
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
-                             changed_at, state, has_local_copy, state_changed_at, short_key, reversed_id)
-        VALUES (\(Array(repeating: "?", count: 36).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
+                             changed_at, state, has_local_copy, state_changed_at, short_key, reversed_id, short_id)
+        VALUES (\(Array(repeating: "?", count: 36).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?, ?)
         """
 
     private static let updateSQL: String = {
@@ -283,7 +293,10 @@ final class EntryApplier {
         // The id never changes, so these are set once; an update leaves them be.
         statement.bind(ShortID.key(of: record.entry.id).key)
         statement.bind(ShortID.reversed(record.entry.id))
+        // Its base form until `finish` widens it against the library's other ids.
+        statement.bind(ShortID.base(of: record.entry.id))
         try statement.run()
+        insertedTitles = true
         let id = db.lastInsertedRowID
         try insertAcquisitions(record, editionID: id)
         return id

@@ -32,7 +32,9 @@ extension Store {
         let records = entries.map(EntryRecord.init)
         let rowIDs = try write { db in
             let applier = try EntryApplier(db: db, libraryID: library.id, syncID: nil, now: now)
-            return try records.map { try applier.applyFound($0, by: finder) }
+            let rowIDs = try records.map { try applier.applyFound($0, by: finder) }
+            try applier.finish()
+            return rowIDs
         }
         var summaries: [Int64: EditionSummary] = [:]
         return try zip(rowIDs, entries).map { rowID, entry in

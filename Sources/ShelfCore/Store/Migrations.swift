@@ -535,6 +535,25 @@ enum Migrations {
                 }
             }
         }
+        migrator.registerMigration("v24-stored-short-ids") { db in
+            // Each title's short id as `shelf list` shows it, kept with it (brought up to date by the writes that
+            // add titles: `Store.refreshShortIDs`), and the widest of a library's: a list prints its first row
+            // without first reading every key of the library to widen the ids, and sizes its ID column without
+            // measuring. The list index carries the short id in place of the key it was worked out from.
+            try db.execute(sql: """
+                ALTER TABLE edition ADD COLUMN short_id TEXT;
+                ALTER TABLE library ADD COLUMN short_id_width INTEGER;
+                DROP INDEX IF EXISTS edition_list;
+                CREATE INDEX edition_list ON edition(
+                    library_id, title COLLATE NOCASE, entry_id, authors, narrators, medium, protection, state,
+                    entitlement, availability_status, availability_since, availability_until, holds_position,
+                    holds_total, copies_available, copies_total, in_catalog, is_draft, is_paid, has_local_copy,
+                    has_borrow, duration, series_name, series_position, series_url, found_by, short_id);
+                """)
+            for libraryID in try Int64.fetchAll(db, sql: "SELECT id FROM library") {
+                try Store.refreshShortIDs(db, libraryID: libraryID)
+            }
+        }
         return migrator
     }
 }

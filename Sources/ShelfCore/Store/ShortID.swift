@@ -306,3 +306,28 @@ struct HashedLengths {
         for (hash, length) in zip(old.0, old.1) where hash != 0 { widen(hash, to: length) }
     }
 }
+
+extension Store {
+    /// Brings the stored short ids of a library's titles (`edition.short_id`) up to date with its keys, and its widest
+    /// (`library.short_id_width`): one pass over the key index (`ShortIDWidths`), then over the titles, writing only
+    /// those whose short id changed. Run by the writes that add titles, at the end of their transaction; a title
+    /// added since shows its id's base form (`ShortID.base`) until then.
+    static func refreshShortIDs(_ db: Database, libraryID: Int64) throws {
+        let widths = try ShortIDWidths(db, libraryID: libraryID)
+        var rows = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ?")
+        defer { rows.reset() }
+        rows.bind(libraryID)
+        var changed: [(Int64, String)] = []
+        var widest = ShortID.minimumLength
+        while try rows.step() {
+            let id = rows.string(1) ?? ""
+            let shown = widths.shortID(of: id)
+            widest = max(widest, TextWidth.of(shown))
+            if rows.string(2) != shown { changed.append((rows.int64(0), shown)) }
+        }
+        rows.reset()
+        let update = try db.cachedStatement(sql: "UPDATE edition SET short_id = ? WHERE id = ?")
+        for (rowID, shown) in changed { try update.execute(arguments: [shown, rowID]) }
+        try db.execute(sql: "UPDATE library SET short_id_width = ? WHERE id = ?", arguments: [widest, libraryID])
+    }
+}

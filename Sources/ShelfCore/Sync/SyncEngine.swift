@@ -474,6 +474,7 @@ public final class SyncEngine {
             summary.removed = removed.count
         }
         summary.catalogTitles = try applier.catalogCount()
+        try applier.finish()
         summary.warnings += warnings
         // The first sync finds the whole catalog: none of it is news.
         if library.lastSyncOKAt != nil {

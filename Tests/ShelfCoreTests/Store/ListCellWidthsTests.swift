@@ -24,6 +24,8 @@ import Testing
                     VALUES (1, ?, ?, ?, ?, ?, ?, 'downloading', 0, 0, 0, 0, 0, ?, ?)
                     """, arguments: [id, title, authors, medium, protection, foundBy, ShortID.key(of: id).key, ShortID.reversed(id)])
             }
+            // As every write that adds titles does.
+            try Store.refreshShortIDs(db, libraryID: 1)
         }
         let shogun = try store.resolveEdition("urn:x:0123456789abcdef", in: library)
         try store.savePosition(

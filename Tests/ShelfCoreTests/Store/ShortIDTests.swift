@@ -167,6 +167,8 @@ import Testing
                     VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?, ?)
                     """, arguments: [library.id, id, "Title \(index)", ShortID.key(of: id).key, ShortID.reversed(id)])
             }
+            // As every write that adds titles does.
+            try Store.refreshShortIDs(db, libraryID: library.id)
         }
         var shown: [String: String] = [:]
         try store.forEachEdition(of: library) { shown[$0.id] = $0.shortID }
