@@ -11,10 +11,15 @@ extension Shelf {
             discussion: """
                 Rows are printed as they are read from the store; --json writes its array an element at a time.
 
-                On a terminal the table is fitted to its width: the TITLE column, then AUTHOR, shrink with an \
-                ellipsis, and a row still too wide is cut at the edge. Written to a pipe or a file the table keeps \
-                the width of its widest cells unless COLUMNS is set, when it is fitted to COLUMNS. Widths count \
-                terminal columns: an East Asian wide character takes two, a combining mark none.
+                The columns' widths are known before the first row is read, so it is printed at once however many \
+                titles there are. On a terminal (or with COLUMNS set) the table is fitted to its width: AUTHOR has \
+                24 columns and TITLE what is left once AVAILABILITY has 24; TITLE, then AUTHOR, shrink when the \
+                window is narrow, a cell too long for its column is cut with "…", and a row still too wide is cut \
+                at the edge. Written to a pipe or a file, TITLE has 40 columns and AUTHOR 28, and AVAILABILITY is \
+                never cut. ID is as wide as the library's widest short id, TYPE 13 ("audiobook DRM": `shelf show` \
+                names the scheme), STATE 11 and PROGRESS 11. --tsv writes every cell whole, separated by tabs, with \
+                the header first. Widths count terminal columns: an East Asian wide character takes two, a \
+                combining mark none.
 
                 The ID column is a short id to type: a UUID's first 8 characters, more when another title of the \
                 library shares them (as git widens a commit's); an ISBN or another plain token (letters, digits, \
@@ -41,7 +46,11 @@ extension Shelf {
             "Only titles of this series, as the catalog names it (case does not matter).", valueName: "name"))
         var series: String?
 
+        @Flag(name: .long, help: "Tab-separated values, every cell whole, in place of the table.")
+        var tsv = false
+
         func validate() throws {
+            if tsv && output.json { throw ValidationError("--tsv and --json: give one of them") }
             if let series, series.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("--series needs a series name")
             }
@@ -57,7 +66,8 @@ extension Shelf {
                 let filter = EditionFilter(
                     availableOnly: available, state: state.flatMap { LifecycleState(rawValue: $0.lowercased()) },
                     includeRemoved: removed, series: series)
-                let printer = ListPrinter(store: store, library: library, filter: filter, quiet: global.quiet)
+                var printer = ListPrinter(store: store, library: library, filter: filter, quiet: global.quiet)
+                printer.tabSeparated = tsv
                 try output.json ? printer.printJSON() : printer.printTable()
             }
         }

@@ -1,11 +1,26 @@
 import Foundation
 import ShelfCore
 
-/// Prints `shelf list` a row at a time: one pass over the store measures the columns (reading only what the
-/// widths need, unless the table is fitted to a terminal), a second prints each row as the cursor reads it, so
-/// nothing is gathered and the first row appears before the second pass reads the last.
+/// Prints `shelf list` a row at a time, in one pass over the store: each row as soon as the cursor reads it. The
+/// columns' widths are known before the first row, not measured over every row: the ID column's from the store
+/// (`Store.shortIDWidth`), TYPE, STATE and PROGRESS from the values they can hold, and TITLE and AUTHOR fixed on a
+/// pipe (`pipeWidths`) or sharing what a terminal leaves. A cell wider than its column is cut with "…"; `--tsv`
+/// writes every cell whole, separated by tabs.
 struct ListPrinter {
     static let header = ["ID", "TITLE", "AUTHOR", "TYPE", "STATE", "PROGRESS", "AVAILABILITY"]
+
+    /// TITLE and AUTHOR on a pipe or in a file (the man page states them).
+    static let pipeWidths = (title: 40, author: 28)
+    /// AUTHOR on a terminal; TITLE takes what is left once AVAILABILITY has `availabilityShare` columns.
+    static let terminalAuthor = 24
+    static let availabilityShare = 24
+    /// The widest TYPE ("audiobook DRM"), STATE ("Authorising") and PROGRESS ("in progress") cells.
+    static let kindWidth = 13
+    static let stateWidth = LifecycleState.allCases.map { TextWidth.of($0.label) }.max() ?? 11
+    static let progressWidth = 11
+
+    /// Tab-separated values rather than a table (`--tsv`).
+    var tabSeparated = false
 
     let store: Store
     let library: Library
@@ -21,8 +36,29 @@ struct ListPrinter {
 
     /// The cells of one row.
     static func cells(_ edition: EditionSummary) -> [String] {
-        [edition.shortID, edition.listTitle, edition.authors, edition.kind, edition.state.label, edition.progress,
+        [edition.shortID, edition.listTitle, edition.authors, listKind(edition), edition.state.label, edition.progress,
          edition.circulation]
+    }
+
+    /// "audiobook", "ebook", "audiobook DRM" (which scheme, `shelf show` says).
+    static func listKind(_ edition: EditionSummary) -> String {
+        edition.protection == nil ? edition.medium : edition.medium + " DRM"
+    }
+
+    /// The columns' widths before any row is read: the ID column's from the store, the others' from what their
+    /// cells can hold, TITLE and AUTHOR fixed on a pipe, fitted to the terminal on one.
+    func layout(idWidth: Int) -> TableLayout {
+        var layout = TableLayout(header: Self.header)
+        var author = Self.pipeWidths.author
+        var title = Self.pipeWidths.title
+        if let width {
+            author = Self.terminalAuthor
+            let fixed = idWidth + author + Self.kindWidth + Self.stateWidth + Self.progressWidth + 2 * 6
+            title = max(TableLayout.narrowestTitle, width - fixed - Self.availabilityShare)
+        }
+        layout.set(widths: [idWidth, title, author, Self.kindWidth, Self.stateWidth, Self.progressWidth])
+        layout.fit(to: width)
+        return layout
     }
 
     /// Where a printer's bytes go.
@@ -47,27 +83,26 @@ struct ListPrinter {
     }
 
     private func printTable(to sink: Sink) throws {
-        var layout = TableLayout(header: Self.header)
+        let layout = layout(idWidth: try store.shortIDWidth(of: library))
         // Each row's bytes, made in the same buffer every time.
         var line: [UInt8] = []
-        var measured = ListCellWidths()
         var rows = 0
-        var fitted = false
-        // Fitted to a terminal, the last column's width counts too, and only a summary gives it.
-        let firstPass: ListFirstPass = width == nil
-            ? .widths { measured.widen(to: $0); rows += 1 }
-            : .summaries { layout.measure(Self.cells($0)); rows += 1 }
-        try store.forEachEdition(of: library, filter: filter, firstPass: firstPass, cursorEnded: cursorEnded) { edition in
-            if !fitted {
-                layout.measure(widths: [
-                    measured.id, measured.title, measured.authors, measured.kind, measured.state, measured.progress,
-                ])
-                layout.fit(to: width)
-                sink.text(Output.bold(layout.render(Self.header)) + "\n")
-                fitted = true
+        try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
+            if rows == 0 {
+                sink.text(tabSeparated ? Self.header.joined(separator: "\t") + "\n" : Output.bold(layout.render(Self.header)) + "\n")
             }
+            rows += 1
             line.removeAll(keepingCapacity: true)
-            layout.render(Self.cells(edition), into: &line)
+            if tabSeparated {
+                // A tab or line end inside a cell would break the row: each is a space.
+                let cells = Self.cells(edition).map { cell in
+                    cell.contains(where: { $0 == "\t" || $0 == "\n" || $0 == "\r" })
+                        ? String(cell.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }) : cell
+                }
+                line.append(contentsOf: cells.joined(separator: "\t").utf8)
+            } else {
+                layout.render(Self.cells(edition), into: &line)
+            }
             line.append(UInt8(ascii: "\n"))
             line.withUnsafeBytes(sink.write)
         }

@@ -26,6 +26,11 @@ struct TableLayout {
         }
     }
 
+    /// Sets the first columns' widths (terminal columns), known before any row (`shelf list`).
+    mutating func set(widths cellWidths: [Int]) {
+        for (index, width) in cellWidths.enumerated() where index < widths.count { widths[index] = width }
+    }
+
     /// Widens the first columns to these widths (terminal columns), as `measure` does for cells of those widths.
     mutating func measure(widths cellWidths: [Int]) {
         for (index, width) in cellWidths.enumerated() where index < widths.count && width > widths[index] {

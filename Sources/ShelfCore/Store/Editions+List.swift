@@ -1,14 +1,6 @@
 import Foundation
 import GRDB
 
-/// What the first of two passes over `shelf list`'s rows hands over.
-public enum ListFirstPass {
-    /// The widths of each row's cells but the last.
-    case widths((ListCellWidths) -> Void)
-    /// Each row's summary.
-    case summaries((EditionSummary) -> Void)
-}
-
 extension Store {
     /// The editions of a library, by title.
     public func editions(of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date()) throws(StoreError)
@@ -20,10 +12,7 @@ extension Store {
     }
 
     /// Hands each edition of a library to `body`, by title, as the cursor reads it (nothing gathered).
-    ///
-    /// With `firstPass`, a first pass over the same snapshot comes before (`shelf list` sizes its columns in it,
-    /// then prints each row as soon as the second pass reads it). A pass for `.widths` makes no summary unless the
-    /// filter needs one (`--available`, `--series`). `cursorEnded` runs once the last row has been read.
+    /// `cursorEnded` runs once the last row has been read.
     ///
     /// A `--state` that at most `stateIndexLimit` titles are in is read through the `edition_state` index and sorted,
     /// its short ids widened against their neighbours in the key index, instead of filtering every title of the
@@ -31,7 +20,7 @@ extension Store {
     /// catalog to print a few). Both ways give the same rows, in the same order, with the same short ids.
     public func forEachEdition(
         of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date(),
-        firstPass: ListFirstPass? = nil, cursorEnded: () -> Void = {}, stateIndexLimit: Int = 1000,
+        cursorEnded: () -> Void = {}, stateIndexLimit: Int = 1000,
         _ body: (EditionSummary) throws -> Void
     ) throws(StoreError) {
         var conditions = ["e.library_id = ?"]
@@ -61,13 +50,12 @@ extension Store {
             var statement = try HotStatement(db, "\(Self.select(from: source)) \(rest)")
             defer { statement.reset() }
             let rowIDColumn = Int32(EditionSummary.Column.rowID.rawValue)
-            // Runs a statement from its first row.
-            func start(_ statement: inout HotStatement) {
+            // Runs the statement from its first row.
+            func start() {
                 statement.reset()
                 statement.bind(library.id)
                 if let state = filter.state { statement.bind(state.rawValue) }
             }
-            func start() { start(&statement) }
             // Each row that passes the filter, as a summary.
             func forEachSummary(_ body: (EditionSummary) throws -> Void) throws {
                 start()
@@ -79,21 +67,6 @@ extension Store {
                         continue
                     }
                     try body(edition)
-                }
-            }
-            switch firstPass {
-            case nil: break
-            case .summaries(let measure): try forEachSummary(measure)
-            case .widths(let measure) where filter.availableOnly || series != nil:
-                try forEachSummary { measure(ListCellWidths($0)) }
-            case .widths(let measure):
-                // The same rows, with only the columns the widths need read.
-                var widths = try HotStatement(db, "\(Self.select(keeping: Self.widthsColumns, from: source)) \(rest)")
-                defer { widths.reset() }
-                start(&widths)
-                while try widths.step() {
-                    measure(ListCellWidths(
-                        columns: widths, listening: listening[widths.int64(rowIDColumn)]))
                 }
             }
             try forEachSummary(body)

@@ -136,56 +136,6 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     public static func shortForm(of id: String) -> String { ShortID.base(of: id) }
 }
 
-/// The widths, in terminal columns, of the cells of `shelf list`'s table but its last (AVAILABILITY, which is
-/// neither padded nor measured unless the table is fitted to a terminal).
-public struct ListCellWidths: Sendable, Equatable {
-    public var id = 0
-    public var title = 0
-    public var authors = 0
-    public var kind = 0
-    public var state = 0
-    public var progress = 0
-
-    public init() {}
-
-    /// The widths of the cells made from `edition`.
-    public init(_ edition: EditionSummary) {
-        id = TextWidth.of(edition.shortID)
-        title = TextWidth.of(edition.listTitle)
-        authors = TextWidth.of(edition.authors)
-        kind = TextWidth.of(edition.kind)
-        state = TextWidth.of(edition.state.label)
-        progress = TextWidth.of(edition.progress)
-    }
-
-    /// The widths of the current row of a `Store.summarySelect` statement, read without making the summary: the
-    /// same numbers `init(_:)` gives for it, for a fraction of the work.
-    init(columns row: HotStatement, listening: (Consumption, Double?)?) {
-        typealias Column = EditionSummary.Column
-        func width(_ column: Column) -> Int { row.withUTF8(Int32(column.rawValue)) { TextWidth.of(utf8: $0) } }
-        id = row.isNull(Int32(Column.shortID.rawValue))
-            ? TextWidth.of(ShortID.base(of: row.string(Int32(Column.entryID.rawValue)) ?? "")) : width(.shortID)
-        let removed = !row.bool(Int32(Column.inCatalog.rawValue)) && row.isNull(Int32(Column.foundBy.rawValue))
-        title = width(.title) + (removed ? 10 : 0)
-        authors = width(.authors)
-        kind = width(.medium) + (row.isNull(Int32(Column.protection.rawValue)) ? 0 : width(.protection) + 7)
-        state = TextWidth.of(
-            (row.string(Int32(Column.state.rawValue)).flatMap(LifecycleState.init(rawValue:)) ?? .new).label)
-        let isAudiobook = row.withUTF8(Int32(Column.medium.rawValue)) { $0.elementsEqual("audiobook".utf8) }
-        progress = isAudiobook ? TextWidth.of((listening?.0 ?? .new).label(percent: listening?.1)) : 0
-    }
-
-    /// Each width the larger of the two.
-    public mutating func widen(to other: ListCellWidths) {
-        id = max(id, other.id)
-        title = max(title, other.title)
-        authors = max(authors, other.authors)
-        kind = max(kind, other.kind)
-        state = max(state, other.state)
-        progress = max(progress, other.progress)
-    }
-}
-
 /// Circulation phrases shared by `list`, `show` and `status`.
 public enum Circulation {
     /// "14 days left", "#3 in line for 2 copies", "ready to borrow until Nov 30", …
@@ -346,23 +296,14 @@ extension Store {
 
     static let summarySelect = select()
 
-    /// The only columns `ListCellWidths(columns:)` reads; `select(keeping:)` makes the others NULL, so each keeps its
-    /// position and SQLite reads none of them from the index (the measuring pass of `shelf list`).
-    static let widthsColumns: Set<EditionSummary.Column> = [
-        .rowID, .entryID, .title, .authors, .medium, .protection, .state, .inCatalog, .foundBy, .shortID,
-    ]
-
     /// The editions as `shelf list` reads them: the planner takes the edition_list index, in title order.
     static let listSource = "edition e"
     /// The editions of a state few titles are in, through its index (`forEachEdition`).
     static let stateSource = "edition e INDEXED BY edition_state"
 
-    static func select(keeping kept: Set<EditionSummary.Column>? = nil, from source: String = listSource) -> String {
+    static func select(from source: String = listSource) -> String {
         precondition(summaryColumns.count == EditionSummary.Column.shortID.rawValue + 1)
-        let columns = summaryColumns.enumerated().map { index, expression in
-            kept.map { $0.contains(EditionSummary.Column(rawValue: index)!) } ?? true ? expression : "NULL"
-        }
-        return "SELECT \(columns.joined(separator: ", ")) FROM \(source) LEFT JOIN loan l ON l.edition_id = e.id"
+        return "SELECT \(summaryColumns.joined(separator: ", ")) FROM \(source) LEFT JOIN loan l ON l.edition_id = e.id"
     }
 
     /// Everything known about one edition.

@@ -331,3 +331,13 @@ extension Store {
         try db.execute(sql: "UPDATE library SET short_id_width = ? WHERE id = ?", arguments: [widest, libraryID])
     }
 }
+
+extension Store {
+    /// The widest short id of a library's titles (`library.short_id_width`), for `shelf list`'s ID column: kept by
+    /// `refreshShortIDs`, so no title is read for it.
+    public func shortIDWidth(of library: Library) throws(StoreError) -> Int {
+        try read { db in
+            try Int.fetchOne(db, sql: "SELECT short_id_width FROM library WHERE id = ?", arguments: [library.id])
+        } ?? ShortID.minimumLength
+    }
+}

@@ -44,17 +44,14 @@ import Testing
         }
     }
 
-    /// The summaries and the measuring pass's widths of `shelf list --state`, read one way or the other.
+    /// The summaries of `shelf list --state`, read one way or the other.
     static func listed(_ store: Store, _ library: Library, _ filter: EditionFilter, limit: Int) throws
-        -> (rows: [EditionSummary], widths: [ListCellWidths])
+        -> (rows: [EditionSummary], Void)
     {
         var rows: [EditionSummary] = []
-        var widths: [ListCellWidths] = []
         let now = Date(timeIntervalSince1970: 1_800_000_000)
-        try store.forEachEdition(
-            of: library, filter: filter, now: now, firstPass: .widths { widths.append($0) }, stateIndexLimit: limit
-        ) { rows.append($0) }
-        return (rows, widths)
+        try store.forEachEdition(of: library, filter: filter, now: now, stateIndexLimit: limit) { rows.append($0) }
+        return (rows, ())
     }
 
     @Test func aStateFewTitlesAreInListsAsTheWholeLibraryDoes() throws {
@@ -68,7 +65,6 @@ import Testing
                 let indexed = try Self.listed(store, library, filter, limit: 2000)
                 #expect(whole.rows.count == expected, "\(state)")
                 #expect(indexed.rows == whole.rows, "\(state), removed \(removed)")
-                #expect(indexed.widths == whole.widths, "\(state), removed \(removed)")
                 #expect(try Self.listed(store, library, filter, limit: 1000).rows == whole.rows)
             }
             // The state index is taken for it: the keys of its titles are read, not the whole library.
