@@ -21,11 +21,12 @@ public final class SecretService: SecretKeeper, Sendable {
     }
 
     public func unavailable() -> String? {
+        // A property read needs no Secret Service session.
         do {
-            return try withSession { bus, _ in
-                let locked = try bus.property(Self.defaultCollection, "org.freedesktop.Secret.Collection", "Locked")
-                return locked ? "the keyring is locked; unlock it (sign in to the desktop, or `gnome-keyring-daemon --unlock`)" : nil
-            }
+            let bus = try Bus()
+            defer { bus.close() }
+            let locked = try bus.property(Self.defaultCollection, "org.freedesktop.Secret.Collection", "Locked")
+            return locked ? "the keyring is locked; unlock it (sign in to the desktop, or `gnome-keyring-daemon --unlock`)" : nil
         } catch {
             return (error as? SecretKeeperError)?.description ?? "\(error)"
         }

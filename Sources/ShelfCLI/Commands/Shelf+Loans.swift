@@ -11,7 +11,7 @@ private func printShelf(
         // Streamed, keeping only the loans or holds: the catalog around them may be 100,000 titles.
         var editions: [EditionSummary] = []
         try store.forEachEdition(of: library) { if kinds.contains($0.entitlement) { editions.append($0) } }
-        for index in editions.indices { editions[index].holdWait = try store.holdWait(editions[index], library: library) }
+        editions = try store.withHoldWaits(editions, library: library)
         if json { return try Output.json(editions) }
         if editions.isEmpty {
             // Only a patron not signed in is asked whether they are: a loan that ended leaves a signed-in shelf empty.

@@ -28,7 +28,7 @@ extension Shelf {
             try withFailureHandling {
                 let (store, library) = try global.openLibrary()
                 var detail = try store.edition(id, in: library)
-                detail.summary.holdWait = try store.holdWait(detail.summary, library: library)
+                detail.summary = try store.withHoldWaits([detail.summary], library: library)[0]
                 if output.json { return try Output.json(detail) }
                 // The table of contents of a downloaded book: the library's, or the one read from its files.
                 let book = detail.parts.isEmpty ? nil : try? store.audiobook(

@@ -113,6 +113,16 @@ public struct AuthenticationDocument: Sendable, Equatable {
             ?? flows.first { $0.kind == .passwordGrant } ?? flows.first { $0.kind == .browser }
     }
 
+    /// Fetches and reads the document at `url`; one that does not come is `authDocumentUnavailable`.
+    public static func fetch(_ url: URL, http: HTTPClient) throws -> AuthenticationDocument {
+        let response = try http.request(
+            url, headers: ["Accept": "\(mediaType), application/json"], limit: InputLimit.documentBytes.value)
+        guard (200..<300).contains(response.status) else {
+            throw CirculationError.authDocumentUnavailable(url: url.absoluteString, status: response.status)
+        }
+        return try parse(response.body, url: URL(string: response.url) ?? url)
+    }
+
     /// Reads a document; relative links resolve against `url`.
     public static func parse(_ data: Data, url: URL) throws(CirculationError) -> AuthenticationDocument {
         let object: Any
@@ -140,7 +150,7 @@ public struct AuthenticationDocument: Sendable, Equatable {
             let labels = flow["labels"] as? [String: Any]
             let links = (flow["links"] as? [Any] ?? []).compactMap { $0 as? [String: Any] }
             func resolved(_ href: String?) -> String? {
-                href.flatMap { $0.contains("{") ? Self.resolvedKeepingBraces($0, url) : URL(string: $0, relativeTo: url)?.absoluteString }
+                href.flatMap { $0.contains("{") ? LinkResolver(baseURL: url).resolveTemplate($0) : URL(string: $0, relativeTo: url)?.absoluteString }
             }
             let authenticate = links.first { $0["rel"] as? String == "authenticate" }?["href"] as? String
             var entry = Flow(
@@ -180,13 +190,6 @@ public struct AuthenticationDocument: Sendable, Equatable {
         let values = (list as? [Any] ?? []).compactMap { $0 as? [String: Any] }
         let english = values.first { ($0["language"] as? String)?.hasPrefix("en") == true } ?? values.first
         return (english?["value"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// A link that is a URI template (`…{&post_logout_redirect_uri}`), which `URL` refuses, resolved by hand.
-    static func resolvedKeepingBraces(_ href: String, _ base: URL) -> String? {
-        let escaped = href.replacingOccurrences(of: "{", with: "%7B").replacingOccurrences(of: "}", with: "%7D")
-        return URL(string: escaped, relativeTo: base)?.absoluteString
-            .replacingOccurrences(of: "%7B", with: "{").replacingOccurrences(of: "%7D", with: "}")
     }
 
     /// Names of flow types a patron may recognise.

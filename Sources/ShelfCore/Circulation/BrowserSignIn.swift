@@ -64,43 +64,28 @@ public struct BrowserSignIn {
         say("Waiting up to \(minutes) minute\(minutes == 1 ? "" : "s") for the library to send the browser back"
             + (input == nil ? "." : "; or paste the address the browser ended at (or the token) here:"))
         let deadline = Date().addingTimeInterval(timeout)
+        // Standard input is read until it ends; then only the browser can answer.
+        var reading = input
         var pasted = Data()
         while true {
             let left = deadline.timeIntervalSinceNow
             guard left > 0 else { throw CirculationError.browserSignInTimedOut(library: library, minutes: minutes) }
             var fds = [pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)]
-            if let input { fds.append(pollfd(fd: input, events: Int16(POLLIN), revents: 0)) }
+            if let reading { fds.append(pollfd(fd: reading, events: Int16(POLLIN), revents: 0)) }
             let ready = poll(&fds, nfds_t(fds.count), Int32(min(left, 3_600) * 1000))
-            if ready < 0 && errno == EINTR { continue }
             guard ready > 0 else { continue }
             if fds[0].revents & Int16(POLLIN) != 0, let answer = try listener.serve(state: state, library: library) {
                 return answer
             }
-            if fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP) != 0 {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                let count = read(fds[1].fd, &buffer, buffer.count)
-                if count <= 0 {
-                    // Standard input ended with nothing pasted: only the browser can answer now.
-                    if pasted.isEmpty { return try waitForBrowserOnly(listener, state: state, deadline: deadline, minutes: minutes) }
-                } else {
-                    pasted.append(contentsOf: buffer[0..<count])
-                }
-                if let newline = pasted.firstIndex(of: 0x0A) ?? (count <= 0 ? pasted.endIndex : nil) {
-                    let line = String(decoding: pasted[..<newline], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                    pasted.removeSubrange(..<min(pasted.endIndex, newline + (newline < pasted.endIndex ? 1 : 0)))
-                    if !line.isEmpty { return try Self.answer(pasted: line, state: state, library: library) }
-                }
-            }
-        }
-    }
-
-    private func waitForBrowserOnly(_ listener: Listener, state: String, deadline: Date, minutes: Int) throws -> Answer {
-        while true {
-            let left = deadline.timeIntervalSinceNow
-            guard left > 0 else { throw CirculationError.browserSignInTimedOut(library: library, minutes: minutes) }
-            var fds = [pollfd(fd: listener.socket, events: Int16(POLLIN), revents: 0)]
-            let ready = poll(&fds, 1, Int32(min(left, 3_600) * 1000))
-            if ready > 0, let answer = try listener.serve(state: state, library: library) { return answer }
+            guard fds.count > 1, fds[1].revents & Int16(POLLIN | POLLHUP) != 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = read(fds[1].fd, &buffer, buffer.count)
+            if count > 0 { pasted.append(contentsOf: buffer[0..<count]) } else { reading = nil }
+            // A whole line, or what was left when the input ended.
+            guard let end = pasted.firstIndex(of: 0x0A) ?? (count > 0 ? nil : pasted.endIndex) else { continue }
+            let line = String(decoding: pasted[..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            pasted.removeSubrange(..<(end < pasted.endIndex ? end + 1 : end))
+            if !line.isEmpty { return try Self.answer(pasted: line, state: state, library: library) }
         }
     }
 

@@ -182,7 +182,7 @@ public struct CredentialStore: Sendable {
     private func withSecrets(_ credentials: Credentials, for library: String) throws(CirculationError) -> Credentials {
         let key = SecretKey(library: library, folder: directory.path)
         guard credentials.secretsIn == .keyring else {
-            if Self.usableKeeper() != nil { try? save(credentials, for: library) }
+            if let keeper = Self.usableKeeper() { try? save(credentials, for: library, keeper: keeper) }
             return credentials
         }
         guard let keeper = Self.keeper.withLock({ $0 }) else {
@@ -211,9 +211,14 @@ public struct CredentialStore: Sendable {
     /// (`O_EXCL`, `O_NOFOLLOW`), in a folder checked to be shelf's own (`privateDirectory`), flushed, then renamed
     /// over the old one. A planted link is never written through.
     public func save(_ credentials: Credentials, for library: String) throws(CirculationError) {
+        try save(credentials, for: library, keeper: Self.usableKeeper())
+    }
+
+    /// `save` with the keyring already found usable (or nil: the file keeps the secrets).
+    private func save(_ credentials: Credentials, for library: String, keeper: (any SecretKeeper)?) throws(CirculationError) {
         var credentials = credentials
         // The secrets go to the keyring when one can be used; the file then says so and holds none.
-        if let keeper = Self.usableKeeper() {
+        if let keeper {
             let key = SecretKey(library: library, folder: directory.path)
             do {
                 let encoder = JSONEncoder()
@@ -289,9 +294,9 @@ public struct CredentialStore: Sendable {
     @discardableResult
     public func erase(_ library: String) -> Bool {
         // The keyring is asked when its secrets may be there: when wanted, or when the file says they are.
-        let saysKeyring = (try? Data(contentsOf: file(for: library))).map {
-            String(decoding: $0, as: UTF8.self).contains(#""secretsIn":"keyring""#)
-        } ?? false
+        struct Place: Decodable { var secretsIn: SecretsPlace? }
+        let saysKeyring = (try? Data(contentsOf: file(for: library)))
+            .flatMap { try? JSONDecoder().decode(Place.self, from: $0) }?.secretsIn == .keyring
         let inKeyring = (Self.keyringRefused && !saysKeyring) ? false : Self.keeper.withLock({ $0 }).flatMap { keeper in
             try? keeper.erase(SecretKey(library: library, folder: directory.path))
         } ?? false

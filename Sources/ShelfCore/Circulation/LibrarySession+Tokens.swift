@@ -31,9 +31,8 @@ extension LibrarySession {
             throw CirculationError.malformedTokenResponse(url: endpoint.absoluteString, reason: limit.reason())
         }
         guard let object else {
-            let head = String(decoding: response.body.prefix(256), as: UTF8.self).lowercased()
             throw CirculationError.malformedTokenResponse(
-                url: endpoint.absoluteString, reason: head.contains("<html") || head.contains("<!doctype") ? "an HTML page, not JSON" : "not JSON")
+                url: endpoint.absoluteString, reason: AudioTypes.looksLikeHTML(response.body) ? "an HTML page, not JSON" : "not JSON")
         }
         guard let token = object["access_token"] as? String, !token.isEmpty else {
             throw CirculationError.malformedTokenResponse(url: endpoint.absoluteString, reason: "no access_token in it")

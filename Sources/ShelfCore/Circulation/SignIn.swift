@@ -27,15 +27,7 @@ public enum SignIn {
                 return method
             }
         }
-        if let url = candidates.first {
-            let response = try http.request(
-                url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"],
-                limit: InputLimit.documentBytes.value)
-            guard (200..<300).contains(response.status) else {
-                throw CirculationError.authDocumentUnavailable(url: url.absoluteString, status: response.status)
-            }
-            return .document(try AuthenticationDocument.parse(response.body, url: URL(string: response.url) ?? url))
-        }
+        if let url = candidates.first { return .document(try AuthenticationDocument.fetch(url, http: http)) }
         if let shelf = library.shelfURL.flatMap(URL.init(string:)) {
             let response = try http.request(shelf, headers: ["Accept": "application/atom+xml"])
             if let method = try method(in401: response, url: shelf) { return method }

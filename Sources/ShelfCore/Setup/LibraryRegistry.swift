@@ -155,8 +155,7 @@ public struct LibraryRegistry: Sendable {
     public static func parse(_ data: Data, url: URL) throws -> [RegistryLibrary] {
         let shown = Redaction.url(url.absoluteString)
         guard let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else {
-            let head = String(decoding: data.prefix(256), as: UTF8.self).lowercased()
-            let what = head.contains("<html") || head.contains("<!doctype") ? "an HTML page" : "not JSON"
+            let what = AudioTypes.looksLikeHTML(data) ? "an HTML page" : "not JSON"
             throw RegistryError.badAnswer(url: shown, reason: "its answer is \(what), not a registry's list of libraries")
         }
         let root = JSONNode(foundation: object)
@@ -202,16 +201,11 @@ public struct LibraryRegistry: Sendable {
                 return library
             }
             do {
-                let response = try http.request(
-                    address, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"],
-                    limit: InputLimit.documentBytes.value)
-                guard (200..<300).contains(response.status) else {
-                    library.signInProblem = "its Authentication document answered \(response.status)"
-                    return library
-                }
-                let document = try AuthenticationDocument.parse(response.body, url: URL(string: response.url) ?? address)
+                let document = try AuthenticationDocument.fetch(address, http: http)
                 library.signIn = document.flows.map(\.summary)
                 library.signInUsable = document.flows.isEmpty || document.flows.contains(where: \.isSupported)
+            } catch CirculationError.authDocumentUnavailable(_, let status) {
+                library.signInProblem = "its Authentication document answered \(status)"
             } catch {
                 library.signInProblem = "its Authentication document could not be read (\(error))"
             }

@@ -68,11 +68,16 @@ extension Store {
         return (median.rounded(), true)
     }
 
-    /// The wait of a hold in this library, when it is one and says its place and the copies.
-    public func holdWait(_ edition: EditionSummary, library: Library) throws -> HoldWait? {
-        guard edition.entitlement == .hold else { return nil }
+    /// Each hold's wait among `editions` (the others left as they are), the library's loan period read once.
+    public func withHoldWaits(_ editions: [EditionSummary], library: Library) throws -> [EditionSummary] {
+        guard editions.contains(where: { $0.entitlement == .hold }) else { return editions }
         let period = try loanDays(of: library)
-        return HoldWait.estimate(position: edition.holdsPosition, copies: edition.copiesTotal, loanDays: period.days,
-                                 measured: period.measured)
+        return editions.map { edition in
+            guard edition.entitlement == .hold else { return edition }
+            var edition = edition
+            edition.holdWait = HoldWait.estimate(
+                position: edition.holdsPosition, copies: edition.copiesTotal, loanDays: period.days, measured: period.measured)
+            return edition
+        }
     }
 }

@@ -101,10 +101,17 @@ public enum AudioTypes {
         let isText = bytes.allSatisfy { $0 >= 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
         guard isText else { return nil }
         let text = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        if text.hasPrefix("<!doctype html") || text.hasPrefix("<html") || text.contains("<body") { return "it is an HTML page" }
+        if looksLikeHTML(Data(bytes)) || text.contains("<body") { return "it is an HTML page" }
         if text.hasPrefix("<") { return "it is an XML document" }
         if text.hasPrefix("{") || text.hasPrefix("[") { return "it is a JSON document" }
         return "it is text"
+    }
+
+    /// Whether a body begins like an HTML page (a doctype or an `<html>` in its first 512 bytes), whatever type it
+    /// was served as: a captive portal, an error page.
+    public static func looksLikeHTML(_ body: Data) -> Bool {
+        let head = String(decoding: body.prefix(512), as: UTF8.self).lowercased()
+        return head.contains("<!doctype html") || head.contains("<html")
     }
 
     /// Whether a file name is an audio file by its extension.

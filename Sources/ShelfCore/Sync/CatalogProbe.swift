@@ -172,12 +172,7 @@ public struct CatalogProbe: Sendable {
 
     /// The sign-in methods of the library's Authentication for OPDS document (a second, small request).
     private func authenticationForOPDS(_ url: URL) -> String {
-        guard let response = try? http.request(
-                url, headers: ["Accept": "\(AuthenticationDocument.mediaType), application/json"],
-                limit: InputLimit.documentBytes.value),
-            (200..<300).contains(response.status),
-            let document = try? AuthenticationDocument.parse(response.body, url: URL(string: response.url) ?? url)
-        else { return "Authentication for OPDS" }
+        guard let document = try? AuthenticationDocument.fetch(url, http: http) else { return "Authentication for OPDS" }
         return Self.describe(document)
     }
 
@@ -211,10 +206,7 @@ public struct CatalogProbe: Sendable {
     }
 
     /// An HTML page served without an HTML media type.
-    private func looksLikeHTML(_ response: HTTPResponse) -> Bool {
-        let head = String(decoding: response.body.prefix(512), as: UTF8.self).lowercased()
-        return head.contains("<!doctype html") || head.contains("<html")
-    }
+    private func looksLikeHTML(_ response: HTTPResponse) -> Bool { AudioTypes.looksLikeHTML(response.body) }
 
     private static func reason(_ error: OPDSParseError) -> String {
         switch error {
