@@ -22,8 +22,9 @@ final class EntryApplier {
     private let libraryID: Int64
     private let syncID: Int64?
     private let now: Double
-    /// Whether a title was added: its short id, and its neighbours', are widened by `finish`.
-    private var insertedTitles = false
+    /// The keys (`edition.short_key`) of the titles added since the last `finish`: their short ids, and their
+    /// neighbours', are widened by it.
+    private var addedKeys: Set<String> = []
 
     init(db: Database, libraryID: Int64, syncID: Int64?, now: Date) throws {
         self.db = db
@@ -68,12 +69,12 @@ final class EntryApplier {
             foundBy: statement.string(9).flatMap(FoundBy.init(rawValue:)))
     }
 
-    /// Ends the writes of one transaction: the short ids of a library that got new titles are brought up to date
-    /// (`Store.refreshShortIDs`).
+    /// Ends the writes of one transaction (or of one step of a sync's): the short ids of the titles added since the
+    /// last call, and of their neighbours in the key index, are widened (`Store.widenShortIDs`).
     func finish() throws {
-        guard insertedTitles else { return }
-        try Store.refreshShortIDs(db, libraryID: libraryID)
-        insertedTitles = false
+        guard !addedKeys.isEmpty else { return }
+        try Store.widenShortIDs(db, libraryID: libraryID, addedKeys: addedKeys)
+        addedKeys.removeAll(keepingCapacity: true)
     }
 
     /// Applies one entry seen on page `pageID`.
@@ -291,12 +292,13 @@ final class EntryApplier {
         statement.bind(now)
         statement.bind(now)
         // The id never changes, so these are set once; an update leaves them be.
-        statement.bind(ShortID.key(of: record.entry.id).key)
+        let key = ShortID.key(of: record.entry.id).key
+        statement.bind(key)
         statement.bind(ShortID.reversed(record.entry.id))
         // Its base form until `finish` widens it against the library's other ids.
         statement.bind(ShortID.base(of: record.entry.id))
         try statement.run()
-        insertedTitles = true
+        addedKeys.insert(key)
         let id = db.lastInsertedRowID
         try insertAcquisitions(record, editionID: id)
         return id

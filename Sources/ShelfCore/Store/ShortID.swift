@@ -308,10 +308,66 @@ struct HashedLengths {
 }
 
 extension Store {
+    /// Widens the stored short ids after titles with these keys were added: a new key can only lengthen the short ids
+    /// of its own title, of titles with the same key and of its two neighbours in the key index (every other key
+    /// keeps the neighbours it was set apart from), so those are worked out again, in a few look-ups each
+    /// (`ShortIDWidths(_:libraryID:keys:)`), and the library's widest is raised to theirs. Run by the writes that
+    /// add titles at the end of their transaction, and by a sync after each step of its apply: a first sync of
+    /// 100,000 titles widened all of them in its last step with a full pass (`refreshShortIDs`), holding the write
+    /// lock 2 s. A title added since shows its id's base form (`ShortID.base`) until then. Removing a title never
+    /// narrows another's short id: it still finds its title, only one character longer than it need be.
+    static func widenShortIDs(_ db: Database, libraryID: Int64, addedKeys: Set<String>) throws {
+        guard !addedKeys.isEmpty else { return }
+        var before = try HotStatement(db, """
+            SELECT short_key FROM edition WHERE library_id = ? AND short_key < ? ORDER BY short_key DESC LIMIT 1
+            """)
+        defer { before.reset() }
+        var after = try HotStatement(db, """
+            SELECT short_key FROM edition WHERE library_id = ? AND short_key > ? ORDER BY short_key LIMIT 1
+            """)
+        defer { after.reset() }
+        // The key next to `key` that `statement` looks up, if any.
+        func neighbour(_ statement: inout HotStatement, of key: String) throws -> String? {
+            statement.reset()
+            statement.bind(libraryID)
+            statement.bind(key)
+            defer { statement.reset() }
+            return try statement.step() ? statement.string(0) : nil
+        }
+        var keys = addedKeys
+        for key in addedKeys {
+            if let key = try neighbour(&before, of: key) { keys.insert(key) }
+            if let key = try neighbour(&after, of: key) { keys.insert(key) }
+        }
+        let widths = try ShortIDWidths(db, libraryID: libraryID, keys: Array(keys))
+        var titles = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ? AND short_key = ?")
+        defer { titles.reset() }
+        var widest = try Int.fetchOne(db, sql: "SELECT short_id_width FROM library WHERE id = ?", arguments: [libraryID])
+            ?? ShortID.minimumLength
+        let stored = widest
+        var changed: [(Int64, String)] = []
+        for key in keys {
+            titles.reset()
+            titles.bind(libraryID)
+            titles.bind(key)
+            while try titles.step() {
+                let shown = widths.shortID(of: titles.string(1) ?? "")
+                widest = max(widest, TextWidth.of(shown))
+                if titles.string(2) != shown { changed.append((titles.int64(0), shown)) }
+            }
+        }
+        titles.reset()
+        let update = try db.cachedStatement(sql: "UPDATE edition SET short_id = ? WHERE id = ?")
+        for (rowID, shown) in changed { try update.execute(arguments: [shown, rowID]) }
+        if widest != stored {
+            try db.execute(sql: "UPDATE library SET short_id_width = ? WHERE id = ?", arguments: [widest, libraryID])
+        }
+    }
+
     /// Brings the stored short ids of a library's titles (`edition.short_id`) up to date with its keys, and its widest
     /// (`library.short_id_width`): one pass over the key index (`ShortIDWidths`), then over the titles, writing only
-    /// those whose short id changed. Run by the writes that add titles, at the end of their transaction; a title
-    /// added since shows its id's base form (`ShortID.base`) until then.
+    /// those whose short id changed. Run when the stored short ids are made (migration v24); the writes that add
+    /// titles widen only what they touch (`widenShortIDs`).
     static func refreshShortIDs(_ db: Database, libraryID: Int64) throws {
         let widths = try ShortIDWidths(db, libraryID: libraryID)
         var rows = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ?")

@@ -369,6 +369,8 @@ public final class SyncEngine {
         func stepIfDue() throws {
             let length = ContinuousClock.now - stepStarted
             guard length >= options.stepLength else { return }
+            // The step's new titles get their short ids with it, not all at once at the end.
+            try applier.finish()
             try step()
             steps += 1
             try options.afterStep?(steps)

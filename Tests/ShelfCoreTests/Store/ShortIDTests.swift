@@ -135,8 +135,8 @@ import Testing
         #expect(notice.text.hasSuffix("shelf show \(widened)"), "\(notice.text)")
     }
 
-    /// The widened lengths' table answers as a dictionary does, through growth, long probe runs (hashes sharing their
-    /// low bits), a hash of 0 and keys widened twice.
+    /// A library of adversarial ids, added in batches: each title's shown id opens it, and the ids widened batch by
+    /// batch are those one pass over every key gives.
     @Test(arguments: [26, 27, 28]) func everyShownIDLeadsBackToItsOwnTitleAmongAdversarialIDs(seed: Int) throws {
         let test = TestHome()
         let store = try test.store()
@@ -159,20 +159,55 @@ import Testing
             for _ in 1..<count { id += [":", "/"].randomElement(using: &random)! + segments.randomElement(using: &random)! }
             ids.insert(id)
         }
-        try store.write { db in
-            for (index, id) in ids.sorted().enumerated() {
-                try db.execute(sql: """
-                    INSERT INTO edition (library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
-                        changed_at, state_changed_at, state, in_catalog, short_key, reversed_id)
-                    VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?, ?)
-                    """, arguments: [library.id, id, "Title \(index)", ShortID.key(of: id).key, ShortID.reversed(id)])
+        // UUIDs sharing 8 to 12 characters, which set each other apart by a wider prefix.
+        let hex = Array("0123456789abcdef")
+        for _ in 0..<40 {
+            let shared = ["04377e87-a", "04377e87-aa", "04377e87-aaa", "5eed0000-0"].randomElement(using: &random)!
+            var uuid = shared
+            while uuid.count < 36 {
+                uuid.append([8, 13, 18, 23].contains(uuid.count) ? "-" : hex.randomElement(using: &random)!)
             }
-            // As every write that adds titles does.
-            try Store.refreshShortIDs(db, libraryID: library.id)
+            ids.insert("urn:uuid:" + uuid)
         }
+        // Added in batches of random sizes, in a random order, each widened as a write that adds titles (or a step of
+        // a sync's apply) widens what it added.
+        var order = ids.shuffled(using: &random)
+        var index = 0
+        while !order.isEmpty {
+            let batch = order.prefix(Int.random(in: 1...40, using: &random))
+            order.removeFirst(batch.count)
+            try store.write { db in
+                for id in batch {
+                    index += 1
+                    try db.execute(sql: """
+                        INSERT INTO edition (library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
+                            changed_at, state_changed_at, state, in_catalog, short_key, reversed_id, short_id)
+                        VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?, ?, ?)
+                        """, arguments: [
+                            library.id, id, "Title \(index)", ShortID.key(of: id).key, ShortID.reversed(id),
+                            ShortID.base(of: id),
+                        ])
+                }
+                try Store.widenShortIDs(db, libraryID: library.id, addedKeys: Set(batch.map { ShortID.key(of: $0).key }))
+            }
+        }
+        // What the batches left is what one pass over every key makes.
+        func storedShortIDs() throws -> [String: String] {
+            try store.read { db in
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT entry_id, short_id FROM edition").map {
+                    ($0[0] as String, $0[1] as String)
+                })
+            }
+        }
+        let widened = try storedShortIDs()
+        let widest = try store.shortIDWidth(of: library)
+        try store.write { db in try Store.refreshShortIDs(db, libraryID: library.id) }
+        #expect(try storedShortIDs() == widened)
+        #expect(try store.shortIDWidth(of: library) == widest)
+        #expect(widest == widened.values.map(\.count).max())
         var shown: [String: String] = [:]
         try store.forEachEdition(of: library) { shown[$0.id] = $0.shortID }
-        #expect(shown.count == ids.count)
+        #expect(shown.count == ids.count && shown == widened)
         #expect(Set(shown.values).count == ids.count, "two titles shown alike")
         // A whole id is shown whole; the others of its key by more of their ids (`x:1` would find `urn:xx:1` too).
         #expect(shown["1"] == "1" && shown["9781488208676"] == "9781488208676")
@@ -189,6 +224,8 @@ import Testing
         #expect(note?.hasPrefix("9781488208676 is the whole id of one title and the end of another's") == true, "\(note ?? "")")
     }
 
+    /// The widened lengths' table answers as a dictionary does, through growth, long probe runs (hashes sharing their
+    /// low bits), a hash of 0 and keys widened twice.
     @Test func hashedLengthsAnswerAsADictionary() {
         var generator = SystemRandomNumberGenerator()
         var table = HashedLengths()
