@@ -34,7 +34,7 @@ import Testing
                 <link rel="http://opds-spec.org/facet" opds:facetGroup="Sort" title="New" href="/facet?sort=new"/>\(loan)
                 """
             return .atom(MazeFeed.navigation(id: "urn:maze:root", title: "Maze", links: [
-                ("Everything", "/all"), ("Fiction", "/fiction"), ("Home (another name)", "/?lib=main"),
+                ("Shelf one", "/all"), ("Fiction", "/fiction"), ("Home (another name)", "/?lib=main"),
                 ("Elsewhere", "http://localhost:\(base.split(separator: ":").last!)/offhost"),
             ], extra: extra))
         case "/all":
@@ -76,15 +76,105 @@ import Testing
         let read = ["/", "/all", "/all?page=2", "/fiction", "/classics", "/root-copy"]
         #expect(maze.paths == read)
 
-        // Unchanged pages answer 304; the crawl goes on through the links each page had last time.
+        // Unchanged pages answer 304; the crawl goes on through the links each page had last time. The root is read
+        // whole: its links' titles choose the route.
         maze.resetLog()
         let second = try await shelf.run(["sync", "--json"])
         #expect(second.status == 0, "\(second.stderr)")
         let again = try summary(second)
         #expect((again.added, again.changed, again.removed, again.entries) == (0, 0, 0, 4))
-        #expect(again.pages == read.count && again.pagesNotModified == again.pages)
+        #expect(again.pages == read.count && again.pagesNotModified == again.pages - 1)
+        #expect(again.crawlRoute == nil)
         #expect(again.crawledFeeds == 4)
         #expect(maze.paths == read)
+    }
+
+    /// A navigation root with a feed of every title ("All books", two pages) beside author and tag sections; with
+    /// `lie` set the feed lacks "Five", which every author's and tag's feed lists; with `gone` set "Four" is deleted
+    /// from the whole catalog.
+    private final class AllBooks: Sendable {
+        let lie = Mutex(false)
+        let gone = Mutex(false)
+
+        func route(_ path: String, _ base: String) -> FeedMaze.Reply? {
+            let five = ("b5", "Five")
+            let four = gone.withLock { $0 } ? [] : [("b4", "Four")]
+            switch path {
+            case "/":
+                return .atom(MazeFeed.navigation(id: "urn:all", title: "Library", links: [
+                    ("By Authors", "/authors"), ("All books", "/all"), ("By Tags", "/tags"),
+                ]))
+            case "/all":
+                return .atom(MazeFeed.books(id: "urn:all:books", [("b1", "One"), ("b2", "Two"), ("b3", "Three")],
+                                            extra: #"<link rel="next" href="/all?page=2"/>"#))
+            case "/all?page=2":
+                return .atom(MazeFeed.books(id: "urn:all:books", four + (lie.withLock { $0 } ? [] : [five])))
+            case "/authors":
+                return .atom(MazeFeed.navigation(id: "urn:authors", title: "Authors", links: [("Ann", "/author/ann"), ("Bob", "/author/bob")]))
+            case "/author/ann": return .atom(MazeFeed.books(id: "urn:ann", [("b1", "One"), ("b2", "Two"), five]))
+            case "/author/bob": return .atom(MazeFeed.books(id: "urn:bob", [("b3", "Three")] + four + [five]))
+            case "/tags":
+                return .atom(MazeFeed.navigation(id: "urn:tags", title: "Tags", links: [("Sea", "/tag/sea"), ("Sky", "/tag/sky")]))
+            case "/tag/sea": return .atom(MazeFeed.books(id: "urn:sea", [("b1", "One"), five]))
+            case "/tag/sky": return .atom(MazeFeed.books(id: "urn:sky", [("b2", "Two")] + four + [five]))
+            default: return nil
+            }
+        }
+    }
+
+    @Test func aFeedOfEveryTitleIsReadAloneWhileTheSectionsCheckedHoldNothingElse() async throws {
+        let catalog = AllBooks()
+        let maze = try FeedMaze(route: catalog.route)
+        let shelf = ShelfRunner()
+        defer {
+            maze.stop()
+            shelf.cleanUp()
+        }
+        #expect(try await shelf.run(["library", "add", "all", maze.base + "/"]).status == 0)
+        maze.resetLog()
+        let first = try await shelf.run(["sync", "--json"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let read = try summary(first)
+        #expect(read.added == 5 && read.crawlRoute == #""All books" (\#(maze.base)/all)"#, "\(read)")
+        #expect(first.stderr.isEmpty, "\(first.stderr)")
+        // The root, one page of each section and one of its feeds (the check), then the feed of every title: never
+        // every author's and tag's feed.
+        let paths = maze.paths
+        #expect(paths.first == "/" && paths.suffix(2) == ["/all", "/all?page=2"], "\(paths)")
+        #expect(paths.count == 7 && Set(paths).count == 7 && paths.contains("/authors") && paths.contains("/tags"), "\(paths)")
+        #expect(try await listed(shelf).map(\.title).sorted() == ["Five", "Four", "One", "Three", "Two"])
+
+        // Again, as many pages (the check looks into other feeds of the sections); a title deleted is removed.
+        maze.resetLog()
+        let again = try summary(try await shelf.run(["sync", "--json"]))
+        #expect(again.pages == 7 && again.crawlRoute != nil, "\(maze.paths)")
+        catalog.gone.withLock { $0 = true }
+        let removed = try await shelf.run(["sync"])
+        #expect(removed.stdout == "0 new, 0 updated, 1 removed\n", "\(removed.stdout)\(removed.stderr)")
+
+        // The feed lies: the check finds "Five" in a section, every section is crawled, nothing is removed, and the
+        // patron hears it once, also under --quiet.
+        catalog.lie.withLock { $0 = true }
+        maze.resetLog()
+        let lying = try await shelf.run(["sync", "--quiet"])
+        #expect(lying.status == 0, "\(lying.stderr)")
+        #expect(lying.stdout.contains(#"the feed "All books" ("#) && lying.stdout.contains("lacks 1 of the"), "\(lying.stdout)")
+        #expect(Set(maze.paths) == ["/", "/authors", "/author/ann", "/author/bob", "/all", "/all?page=2", "/tags", "/tag/sea", "/tag/sky"])
+        #expect(try await listed(shelf).map(\.title).sorted() == ["Five", "One", "Three", "Two"])
+        let still = try await shelf.run(["sync", "--json"])
+        #expect(still.status == 0 && still.stdout.hasPrefix("["), "\(still.stdout)\(still.stderr)")
+        let lacked = try summary(still)
+        #expect(lacked.crawlRoute == nil && lacked.removed == 0 && lacked.crawledFeeds == 7, "\(lacked)")
+        #expect(lacked.warnings.contains { $0.contains("lacks 1 titles its sections hold") }, "\(lacked.warnings)")
+        #expect(try await shelf.run(["sync", "--quiet"]).stdout.isEmpty)
+
+        // Whole again: the next crawl finds nothing the feed lacks, and the sync after reads the feed alone.
+        catalog.lie.withLock { $0 = false }
+        let healed = try summary(try await shelf.run(["sync", "--json"]))
+        #expect(healed.crawlRoute != nil && healed.warnings.isEmpty, "\(healed)")
+        maze.resetLog()
+        let alone = try summary(try await shelf.run(["sync", "--json"]))
+        #expect(alone.crawlRoute != nil && alone.crawledFeeds == 5 && maze.paths.count == 7, "\(alone) \(maze.paths)")
     }
 
     /// Two feeds of titles behind a navigation root; the second loses a title when `shrink` is set.

@@ -118,7 +118,26 @@ final class FeedFetcher: Sendable {
     func firstSeen(_ id: String) -> Bool {
         var hash = FNV1a()
         hash.combine(id)
+        collected.withLock { _ = $0?.insert(hash.signed) }
         return seenIDs.withLock { $0.insert(hash.signed).inserted }
+    }
+
+    /// While set, the hashes of the ids of the entries read (`collecting`).
+    private let collected = Mutex<Set<Int64>?>(nil)
+    /// While set, pages are asked for without the last sync's validators: read whole, never 304.
+    private let readingWhole = Mutex(false)
+
+    /// Runs `body`, gathering the hashes of the ids of the entries its pages held (those answering 304 hold none),
+    /// with the pages read whole when `whole`.
+    func collecting<T>(whole: Bool = false, _ body: () throws -> T) rethrows -> (T, Set<Int64>) {
+        collected.withLock { $0 = [] }
+        readingWhole.withLock { $0 = whole }
+        defer { readingWhole.withLock { $0 = false } }
+        let result = try body()
+        return (result, collected.withLock { ids in
+            defer { ids = nil }
+            return ids ?? []
+        })
     }
 
     /// Digests of the id lists of the pages read this sync (`KnownPage.idsDigest` for those answering 304).
@@ -135,13 +154,23 @@ final class FeedFetcher: Sendable {
     /// Where the pages' documents are kept for the sync to apply once every page was read; with a stage, the
     /// entries are only counted here, not handed on.
     private let stage: SyncStage?
+    /// Which of a section's links the check of a navigation catalog's complete feed follows
+    /// (`crawlNavigation`): a different one each sync (the library's last sync run's number), so over time every
+    /// section is looked at.
+    let sampleSeed: Int
+    /// The last sync found the navigation root's feed of every title lacking titles its sections hold (its guard
+    /// `crawl-fallback` holds): every section is crawled until a sync finds it whole again.
+    let routeLacked: Bool
 
     init(
         http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, storedShelf: String?,
         session: LibrarySession?, scratch: URL, maxPages: Int, root: URL, bounds: CrawlBounds,
-        retry: RetryPolicy = .pages, stage: SyncStage? = nil, log: (@Sendable (String) -> Void)?
+        retry: RetryPolicy = .pages, stage: SyncStage? = nil, sampleSeed: Int = 0, routeLacked: Bool = false,
+        log: (@Sendable (String) -> Void)?
     ) {
         self.stage = stage
+        self.sampleSeed = sampleSeed
+        self.routeLacked = routeLacked
         self.retry = retry
         self.root = root
         self.bounds = bounds
@@ -165,8 +194,9 @@ final class FeedFetcher: Sendable {
             if let crawlable, let url = URL(string: crawlable) {
                 guard try chain(start: url, kind: .catalog, channel: channel) != nil else { return }
             } else if !firstInfo.navigation.isEmpty {
-                // A navigation root (calibre, COPS, Kavita…): the books are in the feeds it leads to.
-                guard let crawled = try crawl(rootWalk: firstInfo, channel: channel) else { return }
+                // A navigation root (calibre, COPS, Kavita…): the books are in the feeds it leads to, all of them
+                // in one when it has a feed of every title.
+                guard let crawled = try crawlNavigation(rootWalk: firstInfo, channel: channel) else { return }
                 report = crawled
             }
             // The patron's loans and holds, when signed in: a feed of its own, read with their credentials.
@@ -196,6 +226,10 @@ final class FeedFetcher: Sendable {
         var navigation: [String] = []
         /// Entries its pages held (those of pages that answered 304 as the last sync counted them).
         var entries = 0
+        /// Pages read (or answering 304).
+        var pages = 0
+        /// Pages that answered 304.
+        var unchanged = 0
     }
 
     /// Follows `next` links from `start`. Returns nil when the writer has gone away.
@@ -225,6 +259,8 @@ final class FeedFetcher: Sendable {
             guard let page = try fetch(url: url, kind: kind, position: position, judgesStale: judged, channel: channel)
             else { return nil }
             if position == 1 { walk.info = page.info }
+            walk.pages += 1
+            if page.notModified { walk.unchanged += 1 }
             walk.entries += page.entries
             walk.navigation += page.navigation
             next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }
@@ -240,7 +276,7 @@ final class FeedFetcher: Sendable {
         return walk
     }
 
-    private struct Page {
+    struct Page {
         var info: OPDSFeedInfo?
         var next: String?
         var navigation: [String]
@@ -253,11 +289,13 @@ final class FeedFetcher: Sendable {
 
     /// Reads one page into `channel`; `judgesStale` when its feed is one whose paging stops once pages bring
     /// nothing new (`stalePages`).
-    private func fetch(url: URL, kind: FeedKind, position: Int, judgesStale: Bool, channel: FetchChannel) throws -> Page? {
+    func fetch(url: URL, kind: FeedKind, position: Int, judgesStale: Bool, channel: FetchChannel) throws -> Page? {
         let address = url.absoluteString
         let feed = kind.name
         // The loans feed is small and the patron's own: always read whole, never from validators.
-        let stored = kind == .loans ? nil : known[KnownPage.key(kind: kind, url: address)]
+        var stored = kind == .loans || readingWhole.withLock({ $0 }) ? nil : known[KnownPage.key(kind: kind, url: address)]
+        // A navigation root is read whole (it is small): its links' titles and relations choose the crawl's route.
+        if kind == .root, position == 1, let root = stored, root.entries == 0, !root.navigation.isEmpty { stored = nil }
         let validators = stored.map { CacheValidators(etag: $0.etag, lastModified: $0.lastModified) }
         log?("fetching \(feed) page \(position): \(Redaction.url(address))")
         let accept = ["Accept": FeedDocument.accept]

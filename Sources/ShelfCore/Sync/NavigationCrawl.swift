@@ -23,6 +23,13 @@ struct CrawlReport: Sendable, Equatable {
     /// Feeds whose `next` links stopped being followed because their pages no longer brought titles not seen this
     /// sync (endless pagination), each as `feed page N (url)`.
     var stalled: [String] = []
+    /// The feed of every title the catalog was read through (`"By Newest" (url)`), when it had one that held every
+    /// title the check found; nil when every section was crawled.
+    var route: String?
+    /// Why a feed of every title was not trusted and every section was crawled instead, in one line.
+    var fallback: String?
+    /// Pages that answered 304.
+    var unchanged = 0
 }
 
 extension FeedFetcher {
@@ -88,18 +95,145 @@ extension FeedFetcher {
         return "\(scheme)://\(host):\(components.port ?? (scheme == "https" ? 443 : 80))"
     }
 
+    /// The titles (lower-cased, a leading "by " or "all " dropped) of a navigation root's links to a feed of every
+    /// title, best first: calibre's "By Newest" and "By Title", COPS's "All books", and their kind.
+    static let completeFeedTitles = [
+        "books", "titles", "publications", "everything", "newest", "new", "latest", "latest books",
+        "recently added", "recent additions", "title",
+    ]
+    /// Relations of a link to a feed of every title, best first (`crawlable` itself is read without a check).
+    static let completeFeedRelations = ["http://opds-spec.org/sort/new"]
+    /// How many of a root's other sections the check of its feed of every title looks into, and how many pages it
+    /// reads for that at most.
+    static let sampledSections = 3
+    static let samplePages = 6
+
+    /// The link of a navigation root that leads to a feed of every title, among the feeds a crawl may follow; nil
+    /// when it has none.
+    static func completeFeed(of info: OPDSFeedInfo, among links: [String]) -> OPDSLink? {
+        let followed = Set(links)
+        let candidates = info.navigation.filter { followed.contains($0.href) }
+        return candidates.compactMap { link in completeFeedRank(link).map { (link, $0) } }.min { $0.1 < $1.1 }?.0
+    }
+
+    /// How good a sign a link gives of leading to a feed of every title (0 best); nil when it gives none.
+    static func completeFeedRank(_ link: OPDSLink) -> Int? {
+        if let rel = link.rel?.lowercased(), let index = completeFeedRelations.firstIndex(of: rel) { return index }
+        guard var title = link.title?.lowercased().trimmingCharacters(in: .whitespacesAndNewlines) else { return nil }
+        for prefix in ["by ", "all "] where title.hasPrefix(prefix) { title.removeFirst(prefix.count) }
+        if title == "all" { return completeFeedRelations.count }
+        return completeFeedTitles.firstIndex(of: title).map { $0 + completeFeedRelations.count + 1 }
+    }
+
+    /// Reads a navigation root's titles by the cheapest complete route. When the root links a feed of every title
+    /// (`completeFeed`), that feed is read, page by page, and checked against a sample of the root's other
+    /// sections: for up to `sampledSections` of them, the first page, then one of its links (a different one each
+    /// sync), down to a page of titles, in at most `samplePages` pages. When every title the sample found is in the
+    /// feed, the crawl ends there: a 2,000-book calibre library is 67 pages of 30, not the 400 feeds of its author,
+    /// series and tag sections. When a sampled page changed since the last sync, the feed is read whole (no 304) so
+    /// the check sees every title it holds; when none did, neither changed since the last sync checked them. A
+    /// title the feed lacks means it does not hold the catalog: every section is crawled (`crawl`), and the report
+    /// says why. Without such a feed, every section is crawled.
+    func crawlNavigation(rootWalk: Walk, channel: FetchChannel) throws -> CrawlReport? {
+        guard let info = rootWalk.info, let route = Self.completeFeed(of: info, among: rootWalk.navigation),
+            let routeURL = URL(string: route.href)
+        else { return try crawl(rootWalk: rootWalk, channel: channel) }
+        markRootAliases(rootWalk)
+        let name = "\"\(route.title ?? route.href)\" (\(Redaction.url(route.href)))"
+        if routeLacked { return try crawlAfterLack(rootWalk: rootWalk, route: routeURL, name: name, channel: channel) }
+        // The root's other links to feeds of every title are no sections to check it against.
+        let candidates = Set(info.navigation.filter { Self.completeFeedRank($0) != nil }.map(\.href))
+        let sections = rootWalk.navigation.filter { !candidates.contains($0) }
+
+        // The sample: pages of titles from the root's other sections.
+        var sampled: [String] = []
+        var changed = false
+        // The feed itself is one of the crawl's feeds: the check takes what the bound leaves, up to its own.
+        var budget = min(Self.samplePages, bounds.feeds - 1)
+        let (_, sampleIDs) = try collecting {
+            for (index, section) in sections.prefix(Self.sampledSections).enumerated() {
+                var href = section
+                while budget > 0, let url = URL(string: href), visited.withLock({ $0.insert(href).inserted }) {
+                    budget -= 1
+                    sampled.append(href)
+                    log?("checking the feed of every title against \(Redaction.url(href))")
+                    guard let page = try fetch(url: url, kind: .catalog, position: 1, judgesStale: false, channel: channel)
+                    else { return }
+                    if page.entries > 0 || page.navigation.isEmpty {
+                        changed = changed || !page.notModified
+                        break
+                    }
+                    let links = page.navigation.filter { link in !visited.withLock { $0.contains(link) } }
+                    guard !links.isEmpty else { break }
+                    href = links[(sampleSeed + index) % links.count]
+                }
+            }
+        }
+        log?("reading the feed of every title, \(name)\(changed ? ", whole, as the sampled sections changed" : "")")
+        let (walk, routeIDs) = try collecting(whole: changed) {
+            try chain(start: routeURL, kind: .catalog, channel: channel)
+        }
+        guard let walk else { return nil }
+        var report = CrawlReport(
+            feeds: 1 + sampled.count, sections: rootWalk.navigation.count, entries: rootWalk.entries + walk.entries)
+        report.unchanged = walk.unchanged
+        let missing = sampleIDs.subtracting(routeIDs).count
+        guard missing > 0 else {
+            report.route = name
+            log?("read every title through \(name): \(walk.pages) page\(walk.pages == 1 ? "" : "s"), and \(sampled.count) to check it")
+            return report
+        }
+        // Not the whole catalog: every section is crawled, the sampled pages again (with their links and pages).
+        let fallback = "the feed \(name) lacks \(missing) of the \(sampleIDs.count) titles of the sections checked, so every section was crawled"
+        log?(fallback)
+        visited.withLock { $0.subtract(sampled) }
+        guard var crawled = try crawl(rootWalk: rootWalk, channel: channel) else { return nil }
+        crawled.feeds += report.feeds
+        crawled.entries += walk.entries
+        crawled.fallback = fallback
+        return crawled
+    }
+
+    /// Every section, after a sync found the feed of every title lacking: the feed first, then the rest, every page
+    /// read whole. When the sections hold no title the feed lacks (and the crawl was not cut short), the feed is
+    /// whole again and the next sync reads it alone; otherwise the report still says why every section was crawled.
+    private func crawlAfterLack(rootWalk: Walk, route: URL, name: String, channel: FetchChannel) throws -> CrawlReport? {
+        log?("the feed of every title, \(name), lacked titles at the last sync: crawling every section")
+        // Read whole (no 304), so the two sets of ids compared are whole.
+        let (read, routeIDs) = try collecting(whole: true) { try chain(start: route, kind: .catalog, channel: channel) }
+        guard let walk = read else { return nil }
+        let (crawled, sectionIDs) = try collecting(whole: true) { try crawl(rootWalk: rootWalk, channel: channel) }
+        guard var report = crawled else { return nil }
+        report.feeds += 1
+        report.entries += walk.entries
+        let missing = sectionIDs.subtracting(routeIDs).count
+        if missing == 0 && report.limit == nil && report.skipped.isEmpty {
+            log?("the feed \(name) holds every title the sections do again")
+            report.route = name
+        } else {
+            report.fallback = missing > 0
+                ? "the feed \(name) lacks \(missing) titles its sections hold, so every section was crawled"
+                : "the feed \(name) lacked titles its sections held, so every section was crawled"
+        }
+        return report
+    }
+
+    /// The root under its other names (calibre's `start` adds `?library_id=…`) is a way back, not a feed.
+    private func markRootAliases(_ rootWalk: Walk) {
+        var aliases = [root.absoluteString]
+        for rel in [OPDSVocabulary.relStart, OPDSVocabulary.relSelf] {
+            if let href = rootWalk.info?.link(rel)?.href { aliases.append(href) }
+        }
+        visited.withLock { $0.formUnion(aliases) }
+    }
+
     /// Reads, breadth first, the feeds a navigation root leads to, each with its pages, within `bounds`.
     /// Returns nil when the writer has gone away.
     ///
     /// Memory stays bounded whatever the catalog links: the parser keeps at most `bounds.feeds + 1` links a page,
     /// and no more links wait than feeds may still be read.
     func crawl(rootWalk: Walk, channel: FetchChannel) throws -> CrawlReport? {
-        // The root under its other names (calibre's `start` adds `?library_id=…`) is a way back, not a feed.
-        var aliases = [root.absoluteString]
-        for rel in [OPDSVocabulary.relStart, OPDSVocabulary.relSelf] {
-            if let href = rootWalk.info?.link(rel)?.href { aliases.append(href) }
-        }
-        visited.withLock { $0.formUnion(aliases) }
+        markRootAliases(rootWalk)
 
         var report = CrawlReport(sections: rootWalk.navigation.count, entries: rootWalk.entries)
         var waiting: [(href: String, depth: Int)] = []
@@ -146,6 +280,7 @@ extension FeedFetcher {
                 continue
             }
             report.entries += walk.entries
+            report.unchanged += walk.unchanged
             offer(walk.navigation, depth: depth + 1)
         }
         if let limit = report.limit {

@@ -82,6 +82,9 @@ public struct SyncSummary: Codable, Sendable, Equatable {
     public var crawledFeeds = 0
     /// The bound that stopped the crawl early: titles not seen were kept, not removed.
     public var crawlLimit: CrawlLimit?
+    /// The feed of every title a navigation root's titles were read through (`"By Newest" (url)`), when one was
+    /// trusted; nil when every section was crawled (or the root is not a navigation feed).
+    public var crawlRoute: String?
     /// Whether the patron's loans feed was read (they are signed in).
     public var loansRead = false
     public var loans: Int = 0
@@ -285,9 +288,14 @@ public final class SyncEngine {
         -> (FeedFetcher, [String: KnownPage])
     {
         // What the last sync learnt (the crawlable feed's URL) is read afresh, not taken from the caller's copy.
-        let (library, known) = try store.read { db in
+        let (library, known, lastRun, routeLacked) = try store.read { db in
             let library = try Store.library(db, name: given.name)
-            return (library, try Self.knownPages(db, libraryID: library.id))
+            let lastRun = try Int.fetchOne(
+                db, sql: "SELECT COALESCE(MAX(id), 0) FROM sync_run WHERE library_id = ?", arguments: [library.id]) ?? 0
+            let routeLacked = try Bool.fetchOne(db, sql: """
+                SELECT EXISTS (SELECT 1 FROM sync_guard WHERE library_id = ? AND key = 'crawl-fallback')
+                """, arguments: [library.id]) ?? false
+            return (library, try Self.knownPages(db, libraryID: library.id), lastRun, routeLacked)
         }
         guard let rootURL = URL(string: library.url) else { throw NetworkError.unsupportedURL(library.url) }
         let bounds = CrawlBounds(
@@ -295,7 +303,8 @@ public final class SyncEngine {
         let fetcher = FeedFetcher(
             http: http, known: known, storedCrawlable: library.crawlableURL, storedShelf: library.shelfURL,
             session: session, scratch: scratch, maxPages: options.maxPages, root: rootURL,
-            bounds: bounds, retry: options.retry, stage: stage, log: options.log)
+            bounds: bounds, retry: options.retry, stage: stage, sampleSeed: lastRun,
+            routeLacked: routeLacked, log: options.log)
         let channel = FetchChannel(capacity: 8)
         let fetching = Background { fetcher.run(into: channel) }
         defer {
@@ -475,6 +484,10 @@ public final class SyncEngine {
             let removed = try applier.removeUnseen()
             summary.removed = removed.count
         }
+        // A feed of every title that lacked some was not trusted, but the crawl that replaced it was whole: said once,
+        // after the removals it does not hold back.
+        if let fallback = crawl?.fallback { guards.append(SyncGuard(key: "crawl-fallback", text: fallback)) }
+        summary.crawlRoute = crawl?.route
         summary.catalogTitles = try applier.catalogCount()
         try applier.finish()
         summary.warnings += warnings
