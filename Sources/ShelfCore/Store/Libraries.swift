@@ -94,6 +94,10 @@ public struct CrawlBounds: Codable, Sendable, Equatable {
 
     /// The defaults named in shelf(1): 4 links deep, 200 feeds.
     public static let standard = CrawlBounds(depth: 4, feeds: 200)
+    /// How many of a navigation root's other sections the check of its feed of every title looks into, and how
+    /// many pages it reads for that at most (within the feeds bound: the feed itself is one).
+    public static let routeCheckSections = 3
+    public static let routeCheckPages = 6
 
     /// Creates the value from its parts.
     public init(depth: Int, feeds: Int) {

@@ -105,8 +105,8 @@ extension FeedFetcher {
     static let completeFeedRelations = ["http://opds-spec.org/sort/new"]
     /// How many of a root's other sections the check of its feed of every title looks into, and how many pages it
     /// reads for that at most.
-    static let sampledSections = 3
-    static let samplePages = 6
+    static let sampledSections = CrawlBounds.routeCheckSections
+    static let samplePages = CrawlBounds.routeCheckPages
 
     /// The link of a navigation root that leads to a feed of every title, among the feeds a crawl may follow; nil
     /// when it has none.
