@@ -16,18 +16,7 @@ prepare
 library="$work/library"
 mkdir -p "$library" "$work/config"
 export CALIBRE_CONFIG_DIRECTORY="$work/config"
-calibre-debug -c "
-from calibre.library import db
-from calibre.ebooks.metadata.book.base import Metadata
-api = db('$library').new_api
-for i in range($books):
-    mi = Metadata('Generated Book %05d' % i, ['Author %03d' % (i % 400)])
-    if i % 3 == 0:
-        mi.series = 'Series %02d' % (i % 50)
-        mi.series_index = i // 50 + 1
-    mi.tags = ['Tag %d' % (i % 20)]
-    api.create_book_entry(mi)
-" >/dev/null
+calibre-debug -e Fixtures/calibre/generate-books.py "$library" "$books" >/dev/null
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 calibre-server --disable-use-bonjour --enable-local-write --listen-on 127.0.0.1 --port "$port" "$library" \
     >"$work/calibre.out" 2>&1 &

@@ -151,14 +151,7 @@ struct ShortIDWidths {
     /// Widths for a few stored keys, each against its neighbours in the key index (and against an equal key of
     /// another title): what the full pass above records for them, in three look-ups a key.
     init(_ db: Database, libraryID: Int64, keys: [String]) throws {
-        var before = try HotStatement(db, """
-            SELECT short_key FROM edition WHERE library_id = ? AND short_key < ? ORDER BY short_key DESC LIMIT 1
-            """)
-        defer { before.reset() }
-        var after = try HotStatement(db, """
-            SELECT short_key FROM edition WHERE library_id = ? AND short_key > ? ORDER BY short_key LIMIT 1
-            """)
-        defer { after.reset() }
+        var neighbours = try KeyNeighbours(db, libraryID: libraryID)
         var equal = try HotStatement(db, "SELECT COUNT(*) FROM edition WHERE library_id = ? AND short_key = ?")
         defer { equal.reset() }
         // Runs a look-up for `key`; true when it gave a row.
@@ -171,10 +164,8 @@ struct ShortIDWidths {
         var shared: [String] = []
         for key in Set(keys) {
             var needs = 0
-            if try look(&before, key), let neighbour = before.string(0) {
-                needs = Self.commonPrefix(neighbour, key) + 1
-            }
-            if try look(&after, key), let neighbour = after.string(0) {
+            let (before, after) = try neighbours.of(key)
+            for neighbour in [before, after].compactMap({ $0 }) {
                 needs = max(needs, Self.commonPrefix(neighbour, key) + 1)
             }
             if try look(&equal, key), equal.int64(0) > 1 {
@@ -257,6 +248,37 @@ struct ShortIDWidths {
     }
 }
 
+/// The keys next to a key in a library's key index (`edition.short_key`, keys equal to it skipped): two look-ups.
+struct KeyNeighbours {
+    private var before: HotStatement
+    private var after: HotStatement
+    private let libraryID: Int64
+
+    init(_ db: Database, libraryID: Int64) throws {
+        self.libraryID = libraryID
+        before = try HotStatement(db, """
+            SELECT short_key FROM edition WHERE library_id = ? AND short_key < ? ORDER BY short_key DESC LIMIT 1
+            """)
+        after = try HotStatement(db, """
+            SELECT short_key FROM edition WHERE library_id = ? AND short_key > ? ORDER BY short_key LIMIT 1
+            """)
+    }
+
+    /// The keys just before and just after `key`, if any.
+    mutating func of(_ key: String) throws -> (before: String?, after: String?) {
+        (try Self.look(&before, libraryID, key), try Self.look(&after, libraryID, key))
+    }
+
+    private static func look(_ statement: inout HotStatement, _ libraryID: Int64, _ key: String) throws -> String? {
+        statement.reset()
+        statement.bind(libraryID)
+        statement.bind(key)
+        // Reset before returning, so no read stays open in the write's transaction.
+        defer { statement.reset() }
+        return try statement.step() ? statement.string(0) : nil
+    }
+}
+
 /// The shown lengths of `ShortIDWidths`, by the 64-bit hash of the key: an open-addressed table probed linearly from
 /// the hash's own low bits (FNV-1a spreads them), so a lookup is a hash of the key and a read or two of an array. The
 /// standard library's dictionary hashed each hash again with SipHash: at 100,000 widened keys, a twelfth of
@@ -318,26 +340,11 @@ extension Store {
     /// narrows another's short id: it still finds its title, only one character longer than it need be.
     static func widenShortIDs(_ db: Database, libraryID: Int64, addedKeys: Set<String>) throws {
         guard !addedKeys.isEmpty else { return }
-        var before = try HotStatement(db, """
-            SELECT short_key FROM edition WHERE library_id = ? AND short_key < ? ORDER BY short_key DESC LIMIT 1
-            """)
-        defer { before.reset() }
-        var after = try HotStatement(db, """
-            SELECT short_key FROM edition WHERE library_id = ? AND short_key > ? ORDER BY short_key LIMIT 1
-            """)
-        defer { after.reset() }
-        // The key next to `key` that `statement` looks up, if any.
-        func neighbour(_ statement: inout HotStatement, of key: String) throws -> String? {
-            statement.reset()
-            statement.bind(libraryID)
-            statement.bind(key)
-            defer { statement.reset() }
-            return try statement.step() ? statement.string(0) : nil
-        }
+        var neighbours = try KeyNeighbours(db, libraryID: libraryID)
         var keys = addedKeys
         for key in addedKeys {
-            if let key = try neighbour(&before, of: key) { keys.insert(key) }
-            if let key = try neighbour(&after, of: key) { keys.insert(key) }
+            let (before, after) = try neighbours.of(key)
+            keys.formUnion([before, after].compactMap { $0 })
         }
         let widths = try ShortIDWidths(db, libraryID: libraryID, keys: Array(keys))
         var titles = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ? AND short_key = ?")

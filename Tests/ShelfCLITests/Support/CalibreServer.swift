@@ -111,23 +111,12 @@ final class CalibreServer: @unchecked Sendable {
         }
     }
 
-    /// Adds `count` books without files to `library`, as `calibredb add --empty` adds one (a title, an author; some
-    /// in a series; a tag each), through calibre's own library API in one process: `calibredb add --empty` starts
-    /// calibre once a book, 0.4 s each.
+    /// Adds `count` books without files to `library`, as `calibredb add --empty` adds one, through calibre's own
+    /// library API in one process (`Fixtures/calibre/generate-books.py`, which `Benchmarks/crawl.sh` runs too).
     private static func generate(_ count: Int, in library: URL, environment: [String: String]) throws {
-        let script = """
-            from calibre.library import db
-            from calibre.ebooks.metadata.book.base import Metadata
-            api = db(\(String(reflecting: library.path))).new_api
-            for i in range(\(count)):
-                mi = Metadata('Generated Book %04d' % i, ['Author %03d' % (i % 400)])
-                if i % 3 == 0:
-                    mi.series = 'Series %02d' % (i % 50)
-                    mi.series_index = i // 50 + 1
-                mi.tags = ['Tag %d' % (i % 20)]
-                api.create_book_entry(mi)
-            """
-        try run("calibre-debug", ["-c", script], environment: environment)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures/calibre/generate-books.py")
+        try run("calibre-debug", ["-e", script.path, library.path, "\(count)"], environment: environment)
     }
 
     // MARK: building and starting
