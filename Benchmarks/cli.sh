@@ -56,6 +56,14 @@ for n in "${sizes[@]}"; do
         # The first rows: what a patron waits for before anything appears (the rest is never read: head exits).
         row "$n" "$name: shelf list | head -20" "$(median_ms sh -c "'$dir/shelf' list --home '$home' | head -20")" ""
         row "$n" "$name: shelf list --json" "$(median_ms "$dir/shelf" list --json --home "$home")" "$(peak_mb "$dir/shelf" list --json --home "$home")"
+        # The first element of the lean array: what a script reading it waits for.
+        row "$n" "$name: shelf list --json | head -2" "$(median_ms sh -c "'$dir/shelf' list --json --home '$home' | head -2")" ""
+        if "$dir/shelf" list --help | grep -q -- --full; then
+            row "$n" "$name: shelf list --json --full" "$(median_ms "$dir/shelf" list --json --full --home "$home")" "$(peak_mb "$dir/shelf" list --json --full --home "$home")"
+            row "$n" "$name: list --json bytes a title (lean/full)" "$(( $("$dir/shelf" list --json --home "$home" | wc -c) / n ))/$(( $("$dir/shelf" list --json --full --home "$home" | wc -c) / n ))" ""
+        else
+            row "$n" "$name: list --json bytes a title" "$(( $("$dir/shelf" list --json --home "$home" | wc -c) / n ))" ""
+        fi
         # No title of the generated catalog is downloaded: what a filter on a rare state costs.
         row "$n" "$name: shelf list --state downloaded" "$(median_ms "$dir/shelf" list --state downloaded --home "$home")" "$(peak_mb "$dir/shelf" list --state downloaded --home "$home")"
         row "$n" "$name: shelf status" "$(median_ms "$dir/shelf" status --home "$home")" "$(peak_mb "$dir/shelf" status --home "$home")"

@@ -109,7 +109,7 @@ extension ShelfRunner {
         // A sync finds every title in the catalog: those browse found are new to the catalog, and kept.
         let sync = try await fixture.shelf.run(["sync"])
         #expect(sync.stdout == "27 new, 0 updated, 0 removed\n")
-        let after = try await fixture.shelf.json([EditionSummary].self, ["list"])
+        let after = try await fixture.shelf.json([EditionSummary].self, ["list", "--full"])
         #expect(after.count == 27 && after.allSatisfy { $0.inCatalog && $0.foundBy == nil })
         #expect(after.first { $0.id == free.id }?.state == .downloaded)
         await fixture.finish()
@@ -163,7 +163,7 @@ extension ShelfRunner {
         let borrow = try await fixture.shelf.run(["borrow", borrowable.shortID])
         #expect(borrow.status == 0, "\(borrow.stderr)")
         #expect(borrow.stdout.hasPrefix("Borrowed \(borrowable.title)."))
-        let listed = try await fixture.shelf.json([EditionSummary].self, ["list"])
+        let listed = try await fixture.shelf.json([EditionSummary].self, ["list", "--full"])
         #expect(listed.map(\.id) == [borrowable.id])
 
         let none = try await fixture.shelf.run(["search", "zzzz"])

@@ -210,7 +210,7 @@ extension CLIFixture {
     @Test func listJSONCarriesStatesAndFilters() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["sync", "--quiet"])
-        let all = try await fixture.shelf.run(["list", "--json"])
+        let all = try await fixture.shelf.run(["list", "--json", "--full"])
         let editions = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(all.stdout.utf8))
         #expect(editions.count == 27)
         #expect(editions.allSatisfy { $0.state == .new })
@@ -218,7 +218,7 @@ extension CLIFixture {
         #expect(moby.actions == [.reserve])
         #expect(moby.circulation.hasPrefix("all copies out"))
 
-        let available = try await fixture.shelf.run(["list", "--available", "--json"])
+        let available = try await fixture.shelf.run(["list", "--available", "--json", "--full"])
         let availableEditions = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(available.stdout.utf8))
         #expect(!availableEditions.contains { $0.title == "Moby Dick" })
         #expect(availableEditions.contains { $0.title == "Pride and Prejudice" })

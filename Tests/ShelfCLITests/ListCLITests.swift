@@ -99,21 +99,32 @@ import Testing
         #expect(events.last == "<cursor ended>")
         #expect(events[1].hasPrefix(editions[0].shortID))
 
-        // JSON: each element written as it is read; the whole a valid array of every title, byte for byte what
-        // encoding the gathered array writes.
+        // JSON: each element written as it is read, one line each; the whole a valid array of every title. With
+        // --full, byte for byte what encoding the gathered array writes.
         events = []
         try printer.printJSON()
+        #expect(events.firstIndex(of: "<cursor ended>") == editions.count)
+        let lean = events.filter { $0 != "<cursor ended>" }.joined()
+        #expect(lean.split(separator: "\n").count == editions.count + 2)
+        let leanParsed = try JSONSerialization.jsonObject(with: Data(lean.utf8)) as? [[String: Any]]
+        #expect(leanParsed?.map { $0["id"] as? String } == editions.map(\.id))
+        #expect(leanParsed?.map { $0["shortID"] as? String } == editions.map(\.shortID))
+        events = []
+        try printer.printJSON(full: true)
         #expect(events.firstIndex(of: "<cursor ended>") == editions.count)
         let json = events.filter { $0 != "<cursor ended>" }.joined()
         let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: Any]]
         #expect(parsed?.map { $0["id"] as? String } == editions.map(\.id))
         #expect(json == String(decoding: try Output.encoder.encode(editions), as: UTF8.self) + "\n")
 
-        // Nothing matching: an empty array, as before.
+        // Nothing matching: an empty array.
         events = []
         printer = ListPrinter(store: store, library: library, filter: EditionFilter(state: .downloaded))
         printer.write = { events.append(String(decoding: $0, as: UTF8.self)) }
         try printer.printJSON()
+        #expect(events.joined() == "[]\n")
+        events = []
+        try printer.printJSON(full: true)
         #expect(events.joined() == "[\n\n]\n")
 
         // The command itself, told a width by COLUMNS through a pipe, fits every line to it.

@@ -22,12 +22,12 @@ import Testing
         let empty = try await fixture.shelf.run(["list", "--series", " "])
         #expect(empty.status == ShelfExit.usage.rawValue && empty.stderr.contains("--series needs a series name"))
 
-        let json = try await fixture.shelf.run(["list", "--json", "--series", "sherlock holmes"])
+        let json = try await fixture.shelf.run(["list", "--json", "--full", "--series", "sherlock holmes"])
         let editions = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(json.stdout.utf8))
         #expect(editions.map(\.series?.position) == ["3", "5"])
         #expect(editions.map(\.duration) == [37_080, 22_320])
         // A title without them has neither key, so its JSON is what it was.
-        let all = try await fixture.shelf.run(["list", "--json"])
+        let all = try await fixture.shelf.run(["list", "--json", "--full"])
         let frankenstein = try #require(all.stdout.components(separatedBy: "\n  {").first { $0.contains("\"Frankenstein\"") })
         #expect(!frankenstein.contains("\"duration\"") && !frankenstein.contains("\"series\""))
         #expect(all.stdout.contains("\"duration\" : 37080"))

@@ -118,7 +118,7 @@ import Testing
         let played = try await fixture.shelf.run(["mark", "7d3c0001", "--played"])
         #expect(played.status == 0)
         #expect(played.stdout == "Marked Pride and Prejudice as played.\n")
-        let list = try await fixture.shelf.run(["list", "--json"])
+        let list = try await fixture.shelf.run(["list", "--json", "--full"])
         let editions = try JSONDecoder.iso.decode([EditionSummary].self, from: Data(list.stdout.utf8))
         let pride = try #require(editions.first { $0.id.hasSuffix("7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001") })
         #expect(pride.consumption == .finished && pride.percent == 100)

@@ -213,7 +213,7 @@ import Testing
         }
         // The second run was told page 1 had not changed: the guard held across the 304.
         #expect(await fixture.server.state.notModifiedCount("/crawlable") >= 1)
-        let list = try await fixture.shelf.run(["list", "--json"])
+        let list = try await fixture.shelf.run(["list", "--json", "--full"])
         #expect(try JSONDecoder.iso.decode([EditionSummary].self, from: Data(list.stdout.utf8)).count == 27)
         await fixture.finish()
     }

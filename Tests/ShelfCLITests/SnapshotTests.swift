@@ -56,7 +56,9 @@ enum Snapshot {
         configuration.keepsBuiltInTitles = true
         let fixture = try await CLIFixture(configuration: configuration)
         _ = try await fixture.shelf.run(["sync", "--quiet"])
-        for (name, arguments) in [("list-100.txt", ["list"]), ("list-100.json", ["list", "--json"])] {
+        for (name, arguments) in [
+            ("list-100.txt", ["list"]), ("list-100.json", ["list", "--json"]), ("list-100-full.json", ["list", "--json", "--full"]),
+        ] {
             let result = try await fixture.shelf.run(arguments)
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             try Snapshot.check(Snapshot.normalise(result.stdout, url: fixture.url), named: name)

@@ -77,4 +77,38 @@ import Testing
         let (encoder, byHand) = try Self.both([])
         #expect(byHand == encoder)
     }
+
+    /// The lean element (`list --json` without `--full`): one line, every value it keeps the same as the full
+    /// element's, and only what is empty, none, true-by-default or not for lists left out.
+    @Test func theLeanElementIsOneLineOfTheFullOnesValues() throws {
+        let full = try Self.summary(Self.everyField)
+        let bare = try Self.summary("""
+            {"actions": [], "authors": "", "circulation": "", "entitlement": "none", "id": "x", "inCatalog": true,
+             "isDraft": false, "isPaid": false, "medium": "", "narrators": "", "shortID": "x", "state": "new",
+             "title": ""}
+            """)
+        let kept: [String: Set<String>] = [
+            "every field": [
+                "id", "shortID", "title", "authors", "medium", "protection", "state", "entitlement", "availableUntil",
+                "circulation", "consumption", "percent", "series", "inCatalog", "foundBy", "actions",
+            ],
+            "nothing optional": ["id", "shortID", "title", "medium", "state"],
+        ]
+        for (name, summary) in [("every field", full), ("nothing optional", bare)] {
+            var bytes: [UInt8] = []
+            SummaryJSON.leanElement(summary, into: &bytes)
+            let text = String(decoding: bytes, as: UTF8.self)
+            #expect(!text.contains("\n") && !text.contains(": "), "\(text)")
+            let lean = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            let whole = try #require(
+                try JSONSerialization.jsonObject(with: Data(SummaryJSON.element(summary).utf8)) as? [String: Any])
+            #expect(Set(lean.keys) == kept[name], "\(name): \(lean.keys.sorted())")
+            for (key, value) in lean where key != "series" {
+                #expect("\(value)" == "\(whole[key] ?? "missing")", "\(name): \(key)")
+            }
+        }
+        var series: [UInt8] = []
+        SummaryJSON.leanElement(full, into: &series)
+        #expect(String(decoding: series, as: UTF8.self).contains(#""series":{"name":"The \"Books\"","position":"2.5"}"#))
+    }
 }

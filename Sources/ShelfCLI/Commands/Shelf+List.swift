@@ -11,6 +11,12 @@ extension Shelf {
             discussion: """
                 Rows are printed as they are read from the store; --json writes its array an element at a time.
 
+                --json writes each title on one line: its id, shortID, title, authors, medium, protection, state, \
+                entitlement and availableUntil (on loan or on hold), circulation (the AVAILABILITY phrase), \
+                consumption and percent (audiobooks), series (name, position), inCatalog (only when false), foundBy \
+                and actions, each left out when empty or none. --json --full writes every field of each title, \
+                pretty-printed, as shelf show --json names them.
+
                 The columns' widths are known before the first row is read, so it is printed at once however many \
                 titles there are. On a terminal (or with COLUMNS set) the table is fitted to its width: AUTHOR has \
                 24 columns and TITLE what is left once AVAILABILITY has 24; TITLE, then AUTHOR, shrink when the \
@@ -49,8 +55,12 @@ extension Shelf {
         @Flag(name: .long, help: "Tab-separated values, every cell whole, in place of the table.")
         var tsv = false
 
+        @Flag(name: .long, help: "With --json, every field of each title, pretty-printed (without it, one line a title).")
+        var full = false
+
         func validate() throws {
             if tsv && output.json { throw ValidationError("--tsv and --json: give one of them") }
+            if full && !output.json { throw ValidationError("--full goes with --json") }
             if let series, series.trimmingCharacters(in: .whitespaces).isEmpty {
                 throw ValidationError("--series needs a series name")
             }
@@ -68,7 +78,7 @@ extension Shelf {
                     includeRemoved: removed, series: series)
                 var printer = ListPrinter(store: store, library: library, filter: filter, quiet: global.quiet)
                 printer.tabSeparated = tsv
-                try output.json ? printer.printJSON() : printer.printTable()
+                try output.json ? printer.printJSON(full: full) : printer.printTable()
             }
         }
     }

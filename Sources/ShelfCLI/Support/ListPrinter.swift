@@ -111,9 +111,25 @@ struct ListPrinter {
         }
     }
 
-    /// `list --json`: a JSON array written an element at a time, the same bytes `Output.json` writes for the whole
-    /// array.
-    func printJSON() throws {
+    /// `list --json`: a JSON array written an element at a time. Each title is one line of its lean element
+    /// (`SummaryJSON.leanElement`); with `full`, every field, pretty-printed: the same bytes `Output.json` writes for
+    /// the whole array.
+    func printJSON(full: Bool = false) throws {
+        guard full else {
+            try withSink { sink in
+                var line: [UInt8] = []
+                var count = 0
+                try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
+                    line.removeAll(keepingCapacity: true)
+                    line.append(contentsOf: count == 0 ? [UInt8(ascii: "["), UInt8(ascii: "\n")] : [UInt8(ascii: ","), UInt8(ascii: "\n")])
+                    SummaryJSON.leanElement(edition, into: &line)
+                    count += 1
+                    line.withUnsafeBytes(sink.write)
+                }
+                sink.text(count == 0 ? "[]\n" : "\n]\n")
+            }
+            return
+        }
         try withSink { sink in
             var array = JSONArrayWriter(write: sink.text)
             try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in

@@ -59,6 +59,98 @@ enum SummaryJSON {
         return String(decoding: object.finish(), as: UTF8.self)
     }
 
+    /// `shelf list --json`'s element without `--full`, on one line: what a script reading the list needs (the ids,
+    /// title, authors, medium, state, the circulation phrase and its date, progress, series and what can be done),
+    /// each left out when empty, false or none, so a title is about a third of its full element.
+    static func leanElement(_ summary: EditionSummary, into out: inout [UInt8]) {
+        // The writer takes the buffer over (no copy), and hands it back at the end.
+        var buffer: [UInt8] = []
+        swap(&buffer, &out)
+        var line = LineWriter(out: consume buffer)
+        line.string("id", summary.id)
+        line.string("shortID", summary.shortID)
+        line.string("title", summary.title)
+        if !summary.authors.isEmpty { line.string("authors", summary.authors) }
+        line.string("medium", summary.medium)
+        line.string("protection", summary.protection)
+        line.string("state", summary.state.rawValue)
+        if summary.entitlement != .none {
+            line.string("entitlement", summary.entitlement.rawValue)
+            line.date("availableUntil", summary.availableUntil)
+        }
+        if !summary.circulation.isEmpty { line.string("circulation", summary.circulation) }
+        line.string("consumption", summary.consumption?.rawValue)
+        line.double("percent", summary.percent)
+        if let series = summary.series {
+            line.key("series")
+            var inner = LineWriter(out: [])
+            inner.string("name", series.name)
+            inner.string("position", series.position)
+            line.out.append(contentsOf: inner.finish())
+        }
+        if !summary.inCatalog { line.bool("inCatalog", false) }
+        line.string("foundBy", summary.foundBy?.rawValue)
+        if !summary.actions.isEmpty {
+            line.key("actions")
+            line.out.append(UInt8(ascii: "["))
+            for (index, action) in summary.actions.enumerated() {
+                if index > 0 { line.out.append(UInt8(ascii: ",")) }
+                SummaryJSON.append(quoted: action.rawValue, to: &line.out)
+            }
+            line.out.append(UInt8(ascii: "]"))
+        }
+        out = line.finish()
+    }
+
+    /// An object on one line, without spaces: `{"key":value,…}`, appended to what `out` holds.
+    private struct LineWriter {
+        var out: [UInt8]
+        private var count = 0
+
+        init(out: [UInt8]) {
+            self.out = out
+            self.out.append(UInt8(ascii: "{"))
+        }
+
+        mutating func key(_ name: StaticString) {
+            if count > 0 { out.append(UInt8(ascii: ",")) }
+            count += 1
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        }
+
+        mutating func string(_ name: StaticString, _ value: String?) {
+            guard let value else { return }
+            key(name)
+            SummaryJSON.append(quoted: value, to: &out)
+        }
+
+        mutating func double(_ name: StaticString, _ value: Double?) {
+            guard let value else { return }
+            key(name)
+            var number = value.description
+            if number.hasSuffix(".0") { number.removeLast(2) }
+            out.append(contentsOf: number.utf8)
+        }
+
+        mutating func bool(_ name: StaticString, _ value: Bool) {
+            key(name)
+            out.append(contentsOf: (value ? "true" : "false").utf8)
+        }
+
+        mutating func date(_ name: StaticString, _ value: Date?) {
+            guard let value else { return }
+            key(name)
+            out.append(contentsOf: (try? SummaryJSON.dateEncoder.encode(value)) ?? Data("null".utf8))
+        }
+
+        consuming func finish() -> [UInt8] {
+            out.append(UInt8(ascii: "}"))
+            return out
+        }
+    }
+
     /// An object's members, each on its own line at `indent` plus two spaces; written as UTF-8 bytes, since
     /// appending to a String was most of the time.
     private struct ObjectWriter {
