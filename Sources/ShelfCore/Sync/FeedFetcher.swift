@@ -112,31 +112,35 @@ final class FeedFetcher: Sendable {
     let root: URL
     /// Every page URL read this sync (and the root's aliases once a crawl begins).
     let visited = Mutex<Set<String>>([])
-    /// Hashes of the ids of every entry read this sync: a page that brings none new is stale.
-    private let seenIDs = Mutex<Set<Int64>>([])
+    /// The ids of every entry read this sync, in a fixed 1 MB (`SeenFilter`): a page that brings none new is stale.
+    private let seenIDs = Mutex(SeenFilter())
     /// Whether no entry read before in this sync had this id (and from now on one has).
     func firstSeen(_ id: String) -> Bool {
         var hash = FNV1a()
         hash.combine(id)
-        collected.withLock { _ = $0?.insert(hash.signed) }
-        return seenIDs.withLock { $0.insert(hash.signed).inserted }
+        collected.withLock { collected in
+            guard collected != nil, collected?.only.map({ $0.contains(hash.signed) }) ?? true else { return }
+            collected?.ids.insert(hash.signed)
+        }
+        return seenIDs.withLock { $0.insert(hash.value) }
     }
 
-    /// While set, the hashes of the ids of the entries read (`collecting`).
-    private let collected = Mutex<Set<Int64>?>(nil)
+    /// While set, the hashes of the ids of the entries read (`collecting`), of those in `only` when it is set.
+    private let collected = Mutex<(ids: Set<Int64>, only: Set<Int64>?)?>(nil)
     /// While set, pages are asked for without the last sync's validators: read whole, never 304.
     private let readingWhole = Mutex(false)
 
-    /// Runs `body`, gathering the hashes of the ids of the entries its pages held (those answering 304 hold none),
-    /// with the pages read whole when `whole`.
-    func collecting<T>(whole: Bool = false, _ body: () throws -> T) rethrows -> (T, Set<Int64>) {
-        collected.withLock { $0 = [] }
+    /// Runs `body`, gathering the hashes of the ids of the entries its pages held (those answering 304 hold none;
+    /// with `only`, just those among it, so a feed of every title is compared with a sample without keeping every
+    /// id), with the pages read whole when `whole`.
+    func collecting<T>(whole: Bool = false, only: Set<Int64>? = nil, _ body: () throws -> T) rethrows -> (T, Set<Int64>) {
+        collected.withLock { $0 = ([], only) }
         readingWhole.withLock { $0 = whole }
         defer { readingWhole.withLock { $0 = false } }
         let result = try body()
-        return (result, collected.withLock { ids in
-            defer { ids = nil }
-            return ids ?? []
+        return (result, collected.withLock { collected in
+            defer { collected = nil }
+            return collected?.ids ?? []
         })
     }
 

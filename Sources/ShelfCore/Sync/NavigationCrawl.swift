@@ -170,7 +170,7 @@ extension FeedFetcher {
             }
         }
         log?("reading the feed of every title, \(name)\(changed ? ", whole, as the sampled sections changed" : "")")
-        let (walk, routeIDs) = try collecting(whole: changed) {
+        let (walk, routeIDs) = try collecting(whole: changed, only: sampleIDs) {
             try chain(start: routeURL, kind: .catalog, channel: channel)
         }
         guard let walk else { return nil }
