@@ -40,6 +40,52 @@ struct ListPrinter {
          edition.circulation]
     }
 
+    /// Appends the bytes `TableLayout.render(cells(edition), into:)` appends for a table not fitted to a terminal,
+    /// without making the cells: each one's bytes and the spaces to its column. False (and nothing appended) when a
+    /// cell is not printable ASCII or is wider than its column, which the general way cuts with "…".
+    static func appendRow(_ edition: EditionSummary, widths: [Int], into line: inout [UInt8]) -> Bool {
+        let start = line.count
+        var column = 0
+        // Appends one piece of a cell; false when it is not printable ASCII.
+        func piece(_ text: String, _ used: inout Int) -> Bool {
+            var text = text
+            return text.withUTF8 { bytes in
+                guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return false }
+                line.append(contentsOf: bytes)
+                used += bytes.count
+                return true
+            }
+        }
+        // Ends a cell of `used` columns: spaces to its column's width and the two between columns.
+        func end(_ used: Int) -> Bool {
+            guard column < widths.count, used <= widths[column] else { return false }
+            line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: widths[column] - used + 2))
+            column += 1
+            return true
+        }
+        // Leaves the line as it was, for the general way.
+        func undo() -> Bool {
+            line.removeSubrange(start...)
+            return false
+        }
+        var used = 0
+        guard piece(edition.shortID, &used), end(used) else { return undo() }
+        used = 0
+        let removed = !(edition.inCatalog || edition.foundBy != nil)
+        guard piece(edition.title, &used), !removed || piece(" (removed)", &used), end(used) else { return undo() }
+        used = 0
+        guard piece(edition.authors, &used), end(used) else { return undo() }
+        used = 0
+        guard piece(edition.medium, &used), edition.protection == nil || piece(" DRM", &used), end(used) else { return undo() }
+        used = 0
+        guard piece(edition.state.label, &used), end(used) else { return undo() }
+        used = 0
+        guard piece(edition.progress, &used), end(used) else { return undo() }
+        // The last cell is neither padded nor cut.
+        guard piece(edition.circulation, &used) else { return undo() }
+        return true
+    }
+
     /// "audiobook", "ebook", "audiobook DRM" (which scheme, `shelf show` says).
     static func listKind(_ edition: EditionSummary) -> String {
         edition.protection == nil ? edition.medium : edition.medium + " DRM"
@@ -87,7 +133,7 @@ struct ListPrinter {
         // Each row's bytes, made in the same buffer every time.
         var line: [UInt8] = []
         var rows = 0
-        try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded) { edition in
+        try store.forEachEdition(of: library, filter: filter, cursorEnded: cursorEnded, forTable: true) { edition in
             if rows == 0 {
                 sink.text(tabSeparated ? Self.header.joined(separator: "\t") + "\n" : Output.bold(layout.render(Self.header)) + "\n")
             }
@@ -100,7 +146,7 @@ struct ListPrinter {
                         ? String(cell.map { $0 == "\t" || $0 == "\n" || $0 == "\r" ? " " : $0 }) : cell
                 }
                 line.append(contentsOf: cells.joined(separator: "\t").utf8)
-            } else {
+            } else if layout.columns != nil || !Self.appendRow(edition, widths: layout.widths, into: &line) {
                 layout.render(Self.cells(edition), into: &line)
             }
             line.append(UInt8(ascii: "\n"))

@@ -12,7 +12,8 @@ extension Store {
     }
 
     /// Hands each edition of a library to `body`, by title, as the cursor reads it (nothing gathered).
-    /// `cursorEnded` runs once the last row has been read.
+    /// `cursorEnded` runs once the last row has been read. `forTable`: only what `shelf list`'s table shows
+    /// (`EditionSummary.init(columns:listening:now:forTable:withSeries:withActions:)`).
     ///
     /// A `--state` that at most `stateIndexLimit` titles are in is read through the `edition_state` index and sorted,
     /// its short ids widened against their neighbours in the key index, instead of filtering every title of the
@@ -20,7 +21,7 @@ extension Store {
     /// catalog to print a few). Both ways give the same rows, in the same order, with the same short ids.
     public func forEachEdition(
         of library: Library, filter: EditionFilter = EditionFilter(), now: Date = Date(),
-        cursorEnded: () -> Void = {}, stateIndexLimit: Int = 1000,
+        cursorEnded: () -> Void = {}, stateIndexLimit: Int = 1000, forTable: Bool = false,
         _ body: (EditionSummary) throws -> Void
     ) throws(StoreError) {
         var conditions = ["e.library_id = ?"]
@@ -61,7 +62,8 @@ extension Store {
                 start()
                 while try statement.step() {
                     let edition = EditionSummary(
-                        columns: statement, listening: listening[statement.int64(rowIDColumn)], now: now)
+                        columns: statement, listening: listening[statement.int64(rowIDColumn)], now: now,
+                        forTable: forTable, withSeries: series != nil, withActions: filter.availableOnly)
                     if filter.availableOnly && !edition.canBeHadNow { continue }
                     if let series, edition.series?.name.compare(series, options: .caseInsensitive) != .orderedSame {
                         continue

@@ -56,7 +56,14 @@ public struct EditionSummary: Codable, Sendable, Equatable {
     /// Reads the current row of a `Store.summarySelect` statement through SQLite's C API (GRDB's generic decoding
     /// of each column was most of `shelf list`'s time). `listening` is how far the patron is, from the positions
     /// database (nil when never played). The short id is the stored one (`Store.refreshShortIDs`).
-    init(columns row: HotStatement, listening: (Consumption, Double?)?, now: Date) {
+    ///
+    /// `forTable` reads only what `shelf list`'s table shows and its filters need: no narrators, time on loan since,
+    /// duration, series (unless `withSeries`), return link or actions (unless `withActions`, or the title is for
+    /// sale, whose AVAILABILITY depends on them).
+    init(
+        columns row: HotStatement, listening: (Consumption, Double?)?, now: Date, forTable: Bool = false,
+        withSeries: Bool = false, withActions: Bool = false
+    ) {
         func string(_ column: Column) -> String? { row.string(Int32(column.rawValue)) }
         func int(_ column: Column) -> Int? { row.int(Int32(column.rawValue)) }
         func bool(_ column: Column) -> Bool { row.bool(Int32(column.rawValue)) }
@@ -69,7 +76,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         shortID = string(.shortID) ?? ShortID.base(of: id)
         title = string(.title) ?? ""
         authors = string(.authors) ?? ""
-        narrators = string(.narrators) ?? ""
+        narrators = forTable ? "" : string(.narrators) ?? ""
         medium = string(.medium) ?? ""
         protection = string(.protection)
         state = string(.state).flatMap(LifecycleState.init(rawValue:)) ?? .new
@@ -77,7 +84,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         // anonymous view, so only its open-access "free" counts here.
         entitlement = string(.entitlement).flatMap(Entitlement.init(rawValue:)) == .free ? .free : .none
         availability = string(.availability)
-        availableSince = date(.availableSince)
+        availableSince = forTable ? nil : date(.availableSince)
         availableUntil = date(.availableUntil)
         holdsPosition = int(.holdsPosition)
         holdsTotal = int(.holdsTotal)
@@ -87,28 +94,36 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         foundBy = string(.foundBy).flatMap(FoundBy.init(rawValue:))
         isDraft = bool(.isDraft)
         isPaid = bool(.isPaid)
-        duration = row.double(Int32(Column.duration.rawValue))
-        series = string(.seriesName).map { Series(name: $0, position: string(.seriesPosition), href: string(.seriesURL)) }
+        if !forTable {
+            duration = row.double(Int32(Column.duration.rawValue))
+        }
+        if !forTable || withSeries {
+            series = string(.seriesName).map { Series(name: $0, position: string(.seriesPosition), href: string(.seriesURL)) }
+        }
         // The loans feed speaks for the patron; the catalog, read anonymously, cannot.
         if let loanKind = string(.loanKind).flatMap(Entitlement.init(rawValue:)) {
             entitlement = loanKind
-            availableSince = date(.loanSince)
+            availableSince = forTable ? nil : date(.loanSince)
             availableUntil = date(.loanUntil)
             holdsPosition = int(.loanPosition)
             holdsTotal = int(.loanHoldsTotal) ?? holdsTotal
             copiesTotal = int(.loanCopiesTotal) ?? copiesTotal
             copiesAvailable = int(.loanCopiesAvailable) ?? copiesAvailable
-            revokeURL = string(.loanRevokeURL)
+            revokeURL = forTable ? nil : string(.loanRevokeURL)
         }
-        let hasBorrow = bool(.hasBorrow)
-        let status = availability?.lowercased()
-        let canBorrowNow = hasBorrow && (status == "available" || (status == nil && (copiesAvailable ?? 1) > 0))
-        let canReserve = hasBorrow && (status == "unavailable" || (status == nil && copiesAvailable == 0))
-        let context = ActionContext(
-            lifecycle: Lifecycle(state: state, hasLocalCopy: bool(.hasLocalCopy)), entitlement: entitlement,
-            canBorrowNow: canBorrowNow, canReserve: canReserve, isPaid: isPaid, isDraft: isDraft,
-            isPlayable: medium == "audiobook" && protection == nil)
-        actions = context.actions
+        if !forTable || withActions || isPaid {
+            let hasBorrow = bool(.hasBorrow)
+            let status = availability?.lowercased()
+            let canBorrowNow = hasBorrow && (status == "available" || (status == nil && (copiesAvailable ?? 1) > 0))
+            let canReserve = hasBorrow && (status == "unavailable" || (status == nil && copiesAvailable == 0))
+            let context = ActionContext(
+                lifecycle: Lifecycle(state: state, hasLocalCopy: bool(.hasLocalCopy)), entitlement: entitlement,
+                canBorrowNow: canBorrowNow, canReserve: canReserve, isPaid: isPaid, isDraft: isDraft,
+                isPlayable: medium == "audiobook" && protection == nil)
+            actions = context.actions
+        } else {
+            actions = []
+        }
         if medium == "audiobook" {
             consumption = listening?.0 ?? .new
             percent = listening?.1
