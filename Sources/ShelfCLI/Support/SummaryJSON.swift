@@ -66,7 +66,7 @@ enum SummaryJSON {
         // The writer takes the buffer over (no copy), and hands it back at the end.
         var buffer: [UInt8] = []
         swap(&buffer, &out)
-        var line = LineWriter(out: consume buffer)
+        var line = ObjectWriter(compactAfter: consume buffer)
         line.string("id", summary.id)
         line.string("shortID", summary.shortID)
         line.string("title", summary.title)
@@ -82,85 +82,37 @@ enum SummaryJSON {
         line.string("consumption", summary.consumption?.rawValue)
         line.double("percent", summary.percent)
         if let series = summary.series {
-            line.key("series")
-            var inner = LineWriter(out: [])
-            inner.string("name", series.name)
-            inner.string("position", series.position)
-            line.out.append(contentsOf: inner.finish())
+            line.nested("series") { inner in
+                inner.string("name", series.name)
+                inner.string("position", series.position)
+            }
         }
         if !summary.inCatalog { line.bool("inCatalog", false) }
         line.string("foundBy", summary.foundBy?.rawValue)
-        if !summary.actions.isEmpty {
-            line.key("actions")
-            line.out.append(UInt8(ascii: "["))
-            for (index, action) in summary.actions.enumerated() {
-                if index > 0 { line.out.append(UInt8(ascii: ",")) }
-                SummaryJSON.append(quoted: action.rawValue, to: &line.out)
-            }
-            line.out.append(UInt8(ascii: "]"))
-        }
+        if !summary.actions.isEmpty { line.array("actions", summary.actions.map(\.rawValue)) }
         out = line.finish()
     }
 
-    /// An object on one line, without spaces: `{"key":value,…}`, appended to what `out` holds.
-    private struct LineWriter {
-        var out: [UInt8]
-        private var count = 0
-
-        init(out: [UInt8]) {
-            self.out = out
-            self.out.append(UInt8(ascii: "{"))
-        }
-
-        mutating func key(_ name: StaticString) {
-            if count > 0 { out.append(UInt8(ascii: ",")) }
-            count += 1
-            out.append(UInt8(ascii: "\""))
-            out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            out.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
-        }
-
-        mutating func string(_ name: StaticString, _ value: String?) {
-            guard let value else { return }
-            key(name)
-            SummaryJSON.append(quoted: value, to: &out)
-        }
-
-        mutating func double(_ name: StaticString, _ value: Double?) {
-            guard let value else { return }
-            key(name)
-            var number = value.description
-            if number.hasSuffix(".0") { number.removeLast(2) }
-            out.append(contentsOf: number.utf8)
-        }
-
-        mutating func bool(_ name: StaticString, _ value: Bool) {
-            key(name)
-            out.append(contentsOf: (value ? "true" : "false").utf8)
-        }
-
-        mutating func date(_ name: StaticString, _ value: Date?) {
-            guard let value else { return }
-            key(name)
-            out.append(contentsOf: (try? SummaryJSON.dateEncoder.encode(value)) ?? Data("null".utf8))
-        }
-
-        consuming func finish() -> [UInt8] {
-            out.append(UInt8(ascii: "}"))
-            return out
-        }
-    }
-
-    /// An object's members, each on its own line at `indent` plus two spaces; written as UTF-8 bytes, since
-    /// appending to a String was most of the time.
+    /// An object's members, each on its own line at `indent` plus two spaces, or `compact`, on one line without
+    /// spaces (`{"key":value,…}`); written as UTF-8 bytes, since appending to a String was most of the time.
     private struct ObjectWriter {
         private(set) var out: [UInt8] = [UInt8(ascii: "{")]
         let indent: Int
+        let compact: Bool
         private var count = 0
 
         init(indent: Int) {
             self.indent = indent
+            compact = false
             out.reserveCapacity(1024)
+        }
+
+        /// A compact object, after what `prefix` holds.
+        init(compactAfter prefix: [UInt8]) {
+            indent = 0
+            compact = true
+            out = prefix
+            out.append(UInt8(ascii: "{"))
         }
 
         private mutating func spaces(_ count: Int) {
@@ -174,12 +126,14 @@ enum SummaryJSON {
 
         private mutating func key(_ name: StaticString) {
             if count > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "\n"))
             count += 1
-            spaces(indent + 2)
+            if !compact {
+                out.append(UInt8(ascii: "\n"))
+                spaces(indent + 2)
+            }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            text("\" : ")
+            text(compact ? "\":" : "\" : ")
         }
 
         mutating func string(_ name: StaticString, _ value: String?) {
@@ -220,26 +174,32 @@ enum SummaryJSON {
             out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(UInt8(ascii: "\n"))
-                spaces(indent + 4)
+                if !compact {
+                    out.append(UInt8(ascii: "\n"))
+                    spaces(indent + 4)
+                }
                 SummaryJSON.append(quoted: value, to: &out)
             }
-            // An empty array is "[", an empty line, "]", as the encoder writes it.
-            text(values.isEmpty ? "\n\n" : "\n")
-            spaces(indent + 2)
+            if !compact {
+                // An empty array is "[", an empty line, "]", as the encoder writes it.
+                text(values.isEmpty ? "\n\n" : "\n")
+                spaces(indent + 2)
+            }
             out.append(UInt8(ascii: "]"))
         }
 
         mutating func nested(_ name: StaticString, _ body: (inout ObjectWriter) -> Void) {
             key(name)
-            var inner = ObjectWriter(indent: indent + 2)
+            var inner = compact ? ObjectWriter(compactAfter: []) : ObjectWriter(indent: indent + 2)
             body(&inner)
             out.append(contentsOf: inner.finish())
         }
 
         consuming func finish() -> [UInt8] {
-            text(count == 0 ? "\n\n" : "\n")
-            spaces(indent)
+            if !compact {
+                text(count == 0 ? "\n\n" : "\n")
+                spaces(indent)
+            }
             out.append(UInt8(ascii: "}"))
             return out
         }
