@@ -19,6 +19,8 @@ public final class GracefulRun: Sendable {
     private let group: ServiceGroup
     private let task: Task<Void, any Error>
     private let ended: Flag
+    /// Set before the serving task is cancelled (`stop`, past its patience).
+    private let cancelled: Flag
 
     /// Starts serving `application` at once on `threads`; `whenEnded` runs when serving ends, however it ends.
     public init(
@@ -27,8 +29,10 @@ public final class GracefulRun: Sendable {
     ) {
         let group = ServiceGroup(configuration: .init(services: [application], logger: logger))
         let ended = Flag()
+        let cancelled = Flag()
         self.group = group
         self.ended = ended
+        self.cancelled = cancelled
         task = threads.task {
             let result: Result<Void, any Error>
             do {
@@ -37,7 +41,16 @@ public final class GracefulRun: Sendable {
             } catch {
                 result = .failure(error)
             }
-            await threads.shutdown()
+            if cancelled.isSet {
+                // Hummingbird shuts its server down from a task of its own, started by the graceful shutdown; when
+                // serving was cancelled, that task may not have run yet, and it makes a promise on the server's event
+                // loop. On a loop already shut down the promise is never kept, which a debug build of SwiftNIO
+                // traps on ("leaking promise"), ending the whole process. The loop is left running (one thread) for
+                // it; only the handlers' threads end.
+                threads.executor.shutdown()
+            } else {
+                await threads.shutdown()
+            }
             whenEnded()
             ended.set()
             try result.get()
@@ -59,6 +72,7 @@ public final class GracefulRun: Sendable {
         if !(await ended(within: patience)) {
             await untilNothingListens(at: url)
             if !(await ended(within: .seconds(1))) {
+                cancelled.set()
                 task.cancel()
                 _ = await task.result
             }
