@@ -4,8 +4,10 @@
 #   full sync (entries/s, including the SQLite writes), peak RSS, unchanged re-sync (all 304), and re-sync
 #   after 5% of the entries changed (spread over every page).
 # Each size is synced twice from the same server in one run: the OPDS 1 (Atom) feeds at the root and the same
-# catalog as OPDS 2 (JSON) at /opds2/, side by side. After the OPDS 1 full sync, the floor: libxml2's xmlTextReader
-# in C over the same pages, with shelf's CPU and rate as ratios of it.
+# catalog as OPDS 2 (JSON) at /opds2/, side by side. After the OPDS 1 full sync, the floors: libxml2's xmlTextReader
+# in C over the same pages (Benchmarks/SyncFloor/opds-floor.c), and that parse plus storing the rows the sync stored
+# in a fresh store with shelf's schema and pragmas, in one transaction (store-floor.c); shelf's CPU as a multiple of
+# each, and the store's size beside the floor's.
 # Usage: Benchmarks/sync.sh [sizes...]     (default: 10000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +33,7 @@ PY
 # then shelf's full sync beside it: CPU as a multiple of the floor's, and its entries/s as a share of the floor's.
 cc -O2 $(pkg-config --cflags libxml-2.0) Benchmarks/SyncFloor/opds-floor.c -o "$work/opds-floor" \
     $(pkg-config --libs libxml-2.0)
+cc -O2 Benchmarks/SyncFloor/store-floor.c -o "$work/store-floor" -lsqlite3
 floor() {
     local n=$1 catalog=$2 wall=$3 user=$4 system=$5
     rm -rf "$work/pages" && mkdir "$work/pages"
@@ -53,13 +56,26 @@ while queue:
                 queue.append(target)
 PY
     read -r entries _ cpu _ < <("$work/opds-floor" "$work/pages"/*.xml)
-    python3 - "$n" "$entries" "$cpu" "$wall" "$user" "$system" <<'PY'
+    # The storing half: the rows this sync stored, inserted into a store shelf made, in one transaction.
+    rm -rf "$work/floor-home"
+    "$bin/shelf" library list --home "$work/floor-home" >/dev/null
+    read -r rows store_cpu < <("$work/store-floor" "$work/home/shelf.sqlite" "$work/floor-home/shelf.sqlite")
+    local shelf_bytes floor_bytes
+    shelf_bytes=$(stat -c %s "$work/home/shelf.sqlite")
+    floor_bytes=$(stat -c %s "$work/floor-home/shelf.sqlite")
+    python3 - "$n" "$entries" "$cpu" "$wall" "$user" "$system" "$rows" "$store_cpu" "$shelf_bytes" "$floor_bytes" <<'PY'
 import sys
-n, entries, floor_cpu, wall, user, system = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:])
+n, entries, floor_cpu, wall, user, system = sys.argv[1], int(sys.argv[2]), *map(float, sys.argv[3:7])
+rows, store_cpu, shelf_bytes, floor_bytes = int(sys.argv[7]), float(sys.argv[8]), int(sys.argv[9]), int(sys.argv[10])
 floor_rate = entries / floor_cpu
+both = floor_cpu + store_cpu
 print(f"{n:<8} {'floor xmlTextReader':<22} {'-':>8} {floor_rate:10.0f} {floor_cpu:8.2f} {'':>9} {entries} entries (rate per CPU second)")
+print(f"{n:<8} {'floor parse+store':<22} {'-':>8} {entries / both:10.0f} {both:8.2f} {'':>9} {rows} rows stored in {store_cpu:.2f} s")
 print(f"{n:<8} {'shelf/floor':<22} {'':>8} {int(n) / wall / floor_rate:9.2f}× {(user + system) / floor_cpu:7.2f}×"
-      f"   (entries/s as a share of the floor's; CPU as a multiple of the floor's)")
+      f"   (entries/s as a share of the parse floor's; CPU as a multiple of the parse floor's)")
+print(f"{n:<8} {'shelf/parse+store':<22} {'':>8} {'':>10} {(user + system) / both:7.2f}×   (CPU as a multiple of the parse+store floor's)")
+print(f"{n:<8} {'store size':<22} {'':>8} {'':>10} {'':>8} {'':>9} shelf {shelf_bytes / 1e6:.1f} MB ({shelf_bytes / int(n):.0f} B a title), "
+      f"the floor's {floor_bytes / 1e6:.1f} MB")
 PY
 }
 
