@@ -29,12 +29,21 @@ enum Help {
         retries) or an HTML page is skipped with one warning naming it: the rest syncs, its titles are kept and \
         nothing is removed that sync. A root that leads to no title at all fails with exit status 90.
 
-        A navigation root that links a feed of every title (a link with rel http://opds-spec.org/sort/new, or         titled "All books", "All", "Everything", "Newest", "Recently added", "Title" and the like, "By "         ignored: calibre's "By Newest", COPS's "All books") is read through that feed alone, checked first         against up to \(CrawlBounds.routeCheckPages) pages of \(CrawlBounds.routeCheckSections) of its         other sections (each section's first page, then one of its links, a different one each sync, down to a         page of titles): a 2,000-book calibre library is its 67 pages of 30, not the 400 feeds of its author,         series and tag sections, and a book deleted is removed. When the check finds a title the feed lacks,         the sync crawls every section as above, says so once (an event, also under --quiet), and crawls every         section at the following syncs too, until one finds the feed holding every title the sections do.         --json names the feed read as "crawlRoute".
+        A navigation root that links a feed of every title (a link with rel http://opds-spec.org/sort/new, or \
+        titled "All books", "All", "Everything", "Newest", "Recently added", "Title" and the like, "By " \
+        ignored: calibre's "By Newest", COPS's "All books") is read through that feed alone, checked first \
+        against up to \(CrawlBounds.routeCheckPages) pages of \(CrawlBounds.routeCheckSections) of its \
+        other sections (each section's first page, then one of its links, a different one each sync, down to a \
+        page of titles): a 2,000-book calibre library is its 67 pages of 30, not the 400 feeds of its author, \
+        series and tag sections, and a book deleted is removed. When the check finds a title the feed lacks, \
+        the sync crawls every section as above, says so once (an event, also under --quiet), and crawls every \
+        section at the following syncs too, until one finds the feed holding every title the sections do. \
+        --json names the feed read as "crawlRoute".
 
         GUARDS. When a sync keeps what it does not trust (a loans feed that came back empty, an empty catalog, \
-        a crawl stopped by its bound, a skipped feed, a feed of every title found lacking), it warns every run at a terminal, and the first run it \
-        happens it is also an event ("NAME: warning: …"), so under --quiet cron hears of it once, and again \
-        only after it stopped and came back.
+        a crawl stopped by its bound, a skipped feed, a feed of every title found lacking), it warns every run \
+        at a terminal, and the first run it happens it is also an event ("NAME: warning: …"), so under --quiet \
+        cron hears of it once, and again only after it stopped and came back.
 
         A page answering 429 or 5xx, or cut short, or arriving slower than 512 bytes a second for 30 seconds, \
         is asked for again with backoff (honouring Retry-After) up to 5 times within 2 minutes, the attempts' \
