@@ -55,7 +55,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
 
     /// Reads the current row of a `Store.summarySelect` statement through SQLite's C API (GRDB's generic decoding
     /// of each column was most of `shelf list`'s time). `listening` is how far the patron is, from the positions
-    /// database (nil when never played). The short id is the stored one (`Store.refreshShortIDs`).
+    /// database (nil when never played). The short id is the stored one (`Store.widenShortIDs`).
     ///
     /// `forTable` reads only what `shelf list`'s table shows and its filters need: no narrators, time on loan since,
     /// duration, series (unless `withSeries`), return link or actions (unless `withActions`, or the title is for
@@ -72,7 +72,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         }
         id = string(.entryID) ?? ""
         let id = id
-        // As stored (`Store.refreshShortIDs`); a title added in a sync still running shows its id's base form.
+        // As stored (`Store.widenShortIDs`); a title added in a sync still running shows its id's base form.
         shortID = string(.shortID) ?? ShortID.base(of: id)
         title = string(.title) ?? ""
         authors = string(.authors) ?? ""

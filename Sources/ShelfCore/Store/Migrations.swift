@@ -537,7 +537,7 @@ enum Migrations {
         }
         migrator.registerMigration("v24-stored-short-ids") { db in
             // Each title's short id as `shelf list` shows it, kept with it (brought up to date by the writes that
-            // add titles: `Store.refreshShortIDs`), and the widest of a library's: a list prints its first row
+            // add titles: `Store.widenShortIDs`), and the widest of a library's: a list prints its first row
             // without first reading every key of the library to widen the ids, and sizes its ID column without
             // measuring. The list index carries the short id in place of the key it was worked out from.
             try db.execute(sql: """

@@ -88,8 +88,6 @@ public enum ShortID {
         return shown
     }
 
-    static func isLowercaseHexDigit(_ byte: UInt8) -> Bool { (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) }
-
     private static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte >= 0x61 && byte <= 0x66) || (byte >= 0x41 && byte <= 0x46)
     }
@@ -107,8 +105,6 @@ struct ShortIDWidths {
     private var lengths = HashedLengths()
     /// The titles whose key another title has too, by entry id: what each is shown as instead (`ShortID.shownApart`).
     private var apart: [String: String] = [:]
-    /// The hashes of those titles' keys.
-    private var apartKeys: Set<UInt64> = []
 
     init(_ db: Database, libraryID: Int64) throws {
         // Through SQLite's C API, comparing each key's bytes with the one before: no String is made for any key.
@@ -144,7 +140,6 @@ struct ShortIDWidths {
             let ids = try String.fetchAll(
                 db, sql: "SELECT entry_id FROM edition WHERE library_id = ? AND short_key = ?", arguments: [libraryID, key])
             apart.merge(ShortID.shownApart(ids)) { $1 }
-            apartKeys.insert(Self.hash(key))
         }
     }
 
@@ -189,29 +184,6 @@ struct ShortIDWidths {
         guard byPrefix else { return key }
         let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
         return String(key.prefix(max(ShortID.minimumLength, length ?? 0)))
-    }
-
-    /// The short id to show for `id`, given its stored key's bytes (`edition.short_key`), without working the key out
-    /// again when the key alone says how much of it is shown (`shownLength(key:)`).
-    func shortID(of id: String, key: UnsafeBufferPointer<UInt8>) -> String {
-        if !apart.isEmpty, let shown = apart[id] { return shown }
-        guard let length = shownLength(key: key) else { return shortID(of: id) }
-        return String(decoding: key.prefix(length), as: UTF8.self)
-    }
-
-    /// How many bytes (and so terminal columns: keys are ASCII) of a stored key the short id shows, or nil when the
-    /// key alone cannot tell: a 36-character key is a UUID's, shown by a prefix; any other key but 16 hex digits is a
-    /// token, shown whole; 16 hex digits may be a hash or a token, so that id's key is worked out, as is a missing one.
-    func shownLength(key: UnsafeBufferPointer<UInt8>) -> Int? {
-        if !apartKeys.isEmpty && apartKeys.contains(Self.hash(key)) { return nil }
-        switch key.count {
-        case 36:
-            let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
-            return min(36, max(ShortID.minimumLength, length ?? 0))
-        case 0: return nil
-        case 16 where key.allSatisfy(ShortID.isLowercaseHexDigit): return nil
-        default: return key.count
-        }
     }
 
     private mutating func record(_ key: String, _ needs: Int) {
@@ -349,26 +321,17 @@ extension Store {
         let widths = try ShortIDWidths(db, libraryID: libraryID, keys: Array(keys))
         var titles = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ? AND short_key = ?")
         defer { titles.reset() }
-        var widest = try Int.fetchOne(db, sql: "SELECT short_id_width FROM library WHERE id = ?", arguments: [libraryID])
+        let stored = try Int.fetchOne(db, sql: "SELECT short_id_width FROM library WHERE id = ?", arguments: [libraryID])
             ?? ShortID.minimumLength
-        let stored = widest
-        var changed: [(Int64, String)] = []
+        var writer = ShortIDWriter(widths: widths, widest: stored)
         for key in keys {
             titles.reset()
             titles.bind(libraryID)
             titles.bind(key)
-            while try titles.step() {
-                let shown = widths.shortID(of: titles.string(1) ?? "")
-                widest = max(widest, TextWidth.of(shown))
-                if titles.string(2) != shown { changed.append((titles.int64(0), shown)) }
-            }
+            try writer.read(&titles)
         }
         titles.reset()
-        let update = try db.cachedStatement(sql: "UPDATE edition SET short_id = ? WHERE id = ?")
-        for (rowID, shown) in changed { try update.execute(arguments: [shown, rowID]) }
-        if widest != stored {
-            try db.execute(sql: "UPDATE library SET short_id_width = ? WHERE id = ?", arguments: [widest, libraryID])
-        }
+        try writer.write(db, libraryID: libraryID, widthChanged: writer.widest != stored)
     }
 
     /// Brings the stored short ids of a library's titles (`edition.short_id`) up to date with its keys, and its widest
@@ -376,28 +339,50 @@ extension Store {
     /// those whose short id changed. Run when the stored short ids are made (migration v24); the writes that add
     /// titles widen only what they touch (`widenShortIDs`).
     static func refreshShortIDs(_ db: Database, libraryID: Int64) throws {
-        let widths = try ShortIDWidths(db, libraryID: libraryID)
         var rows = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ?")
         defer { rows.reset() }
         rows.bind(libraryID)
-        var changed: [(Int64, String)] = []
-        var widest = ShortID.minimumLength
+        var writer = ShortIDWriter(widths: try ShortIDWidths(db, libraryID: libraryID), widest: ShortID.minimumLength)
+        try writer.read(&rows)
+        rows.reset()
+        try writer.write(db, libraryID: libraryID, widthChanged: true)
+    }
+}
+
+/// What `widenShortIDs` and `refreshShortIDs` write: each title read whose stored short id is not the one `widths`
+/// gives it, and the widest short id seen.
+private struct ShortIDWriter {
+    let widths: ShortIDWidths
+    var widest: Int
+    private var changed: [(rowID: Int64, shown: String)] = []
+
+    init(widths: ShortIDWidths, widest: Int) {
+        self.widths = widths
+        self.widest = widest
+    }
+
+    /// Reads the rows of a statement selecting `id, entry_id, short_id`, to its end.
+    mutating func read(_ rows: inout HotStatement) throws {
         while try rows.step() {
-            let id = rows.string(1) ?? ""
-            let shown = widths.shortID(of: id)
+            let shown = widths.shortID(of: rows.string(1) ?? "")
             widest = max(widest, TextWidth.of(shown))
             if rows.string(2) != shown { changed.append((rows.int64(0), shown)) }
         }
-        rows.reset()
+    }
+
+    /// Writes the short ids that changed, and the library's widest when `widthChanged`.
+    func write(_ db: Database, libraryID: Int64, widthChanged: Bool) throws {
         let update = try db.cachedStatement(sql: "UPDATE edition SET short_id = ? WHERE id = ?")
         for (rowID, shown) in changed { try update.execute(arguments: [shown, rowID]) }
-        try db.execute(sql: "UPDATE library SET short_id_width = ? WHERE id = ?", arguments: [widest, libraryID])
+        if widthChanged {
+            try db.execute(sql: "UPDATE library SET short_id_width = ? WHERE id = ?", arguments: [widest, libraryID])
+        }
     }
 }
 
 extension Store {
     /// The widest short id of a library's titles (`library.short_id_width`), for `shelf list`'s ID column: kept by
-    /// `refreshShortIDs`, so no title is read for it.
+    /// the writes that add titles (`widenShortIDs`), so no title is read for it.
     public func shortIDWidth(of library: Library) throws(StoreError) -> Int {
         try read { db in
             try Int.fetchOne(db, sql: "SELECT short_id_width FROM library WHERE id = ?", arguments: [library.id])
