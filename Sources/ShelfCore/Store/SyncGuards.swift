@@ -9,6 +9,10 @@ struct SyncGuard: Sendable, Equatable {
     /// The warning, one line.
     var text: String
 
+    /// The key of the guard a navigation root's feed of every title found lacking leaves: while it holds, the next
+    /// sync crawls every section (`FeedFetcher.routeLacked`).
+    static let crawlFallback = "crawl-fallback"
+
     /// Records the guards that held in this sync: a guard that did not hold in the sync before is an event (told
     /// already when `told`, else by the sync's event lines, so `--quiet` prints it once); one that no longer holds is
     /// forgotten, so its next occurrence is news again.

@@ -163,7 +163,7 @@ final class FeedFetcher: Sendable {
     /// section is looked at.
     let sampleSeed: Int
     /// The last sync found the navigation root's feed of every title lacking titles its sections hold (its guard
-    /// `crawl-fallback` holds): every section is crawled until a sync finds it whole again.
+    /// `SyncGuard.crawlFallback` holds): every section is crawled until a sync finds it whole again.
     let routeLacked: Bool
 
     init(
@@ -232,8 +232,6 @@ final class FeedFetcher: Sendable {
         var entries = 0
         /// Pages read (or answering 304).
         var pages = 0
-        /// Pages that answered 304.
-        var unchanged = 0
     }
 
     /// Follows `next` links from `start`. Returns nil when the writer has gone away.
@@ -264,7 +262,6 @@ final class FeedFetcher: Sendable {
             else { return nil }
             if position == 1 { walk.info = page.info }
             walk.pages += 1
-            if page.notModified { walk.unchanged += 1 }
             walk.entries += page.entries
             walk.navigation += page.navigation
             next = page.next.flatMap { URL(string: $0, relativeTo: url)?.absoluteURL }

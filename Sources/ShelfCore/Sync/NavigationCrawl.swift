@@ -28,8 +28,6 @@ struct CrawlReport: Sendable, Equatable {
     var route: String?
     /// Why a feed of every title was not trusted and every section was crawled instead, in one line.
     var fallback: String?
-    /// Pages that answered 304.
-    var unchanged = 0
 }
 
 extension FeedFetcher {
@@ -103,11 +101,6 @@ extension FeedFetcher {
     ]
     /// Relations of a link to a feed of every title, best first (`crawlable` itself is read without a check).
     static let completeFeedRelations = ["http://opds-spec.org/sort/new"]
-    /// How many of a root's other sections the check of its feed of every title looks into, and how many pages it
-    /// reads for that at most.
-    static let sampledSections = CrawlBounds.routeCheckSections
-    static let samplePages = CrawlBounds.routeCheckPages
-
     /// The link of a navigation root that leads to a feed of every title, among the feeds a crawl may follow; nil
     /// when it has none.
     static func completeFeed(of info: OPDSFeedInfo, among links: [String]) -> OPDSLink? {
@@ -127,8 +120,8 @@ extension FeedFetcher {
 
     /// Reads a navigation root's titles by the cheapest complete route. When the root links a feed of every title
     /// (`completeFeed`), that feed is read, page by page, and checked against a sample of the root's other
-    /// sections: for up to `sampledSections` of them, the first page, then one of its links (a different one each
-    /// sync), down to a page of titles, in at most `samplePages` pages. When every title the sample found is in the
+    /// sections: for up to `CrawlBounds.routeCheckSections` of them, the first page, then one of its links (a different one each
+    /// sync), down to a page of titles, in at most `CrawlBounds.routeCheckPages` pages. When every title the sample found is in the
     /// feed, the crawl ends there: a 2,000-book calibre library is 67 pages of 30, not the 400 feeds of its author,
     /// series and tag sections. When a sampled page changed since the last sync, the feed is read whole (no 304) so
     /// the check sees every title it holds; when none did, neither changed since the last sync checked them. A
@@ -149,9 +142,9 @@ extension FeedFetcher {
         var sampled: [String] = []
         var changed = false
         // The feed itself is one of the crawl's feeds: the check takes what the bound leaves, up to its own.
-        var budget = min(Self.samplePages, bounds.feeds - 1)
+        var budget = min(CrawlBounds.routeCheckPages, bounds.feeds - 1)
         let (_, sampleIDs) = try collecting {
-            for (index, section) in sections.prefix(Self.sampledSections).enumerated() {
+            for (index, section) in sections.prefix(CrawlBounds.routeCheckSections).enumerated() {
                 var href = section
                 while budget > 0, let url = URL(string: href), visited.withLock({ $0.insert(href).inserted }) {
                     budget -= 1
@@ -176,7 +169,6 @@ extension FeedFetcher {
         guard let walk else { return nil }
         var report = CrawlReport(
             feeds: 1 + sampled.count, sections: rootWalk.navigation.count, entries: rootWalk.entries + walk.entries)
-        report.unchanged = walk.unchanged
         let missing = sampleIDs.subtracting(routeIDs).count
         guard missing > 0 else {
             report.route = name
@@ -280,7 +272,6 @@ extension FeedFetcher {
                 continue
             }
             report.entries += walk.entries
-            report.unchanged += walk.unchanged
             offer(walk.navigation, depth: depth + 1)
         }
         if let limit = report.limit {

@@ -293,8 +293,8 @@ public final class SyncEngine {
             let lastRun = try Int.fetchOne(
                 db, sql: "SELECT COALESCE(MAX(id), 0) FROM sync_run WHERE library_id = ?", arguments: [library.id]) ?? 0
             let routeLacked = try Bool.fetchOne(db, sql: """
-                SELECT EXISTS (SELECT 1 FROM sync_guard WHERE library_id = ? AND key = 'crawl-fallback')
-                """, arguments: [library.id]) ?? false
+                SELECT EXISTS (SELECT 1 FROM sync_guard WHERE library_id = ? AND key = ?)
+                """, arguments: [library.id, SyncGuard.crawlFallback]) ?? false
             return (library, try Self.knownPages(db, libraryID: library.id), lastRun, routeLacked)
         }
         guard let rootURL = URL(string: library.url) else { throw NetworkError.unsupportedURL(library.url) }
@@ -486,7 +486,7 @@ public final class SyncEngine {
         }
         // A feed of every title that lacked some was not trusted, but the crawl that replaced it was whole: said once,
         // after the removals it does not hold back.
-        if let fallback = crawl?.fallback { guards.append(SyncGuard(key: "crawl-fallback", text: fallback)) }
+        if let fallback = crawl?.fallback { guards.append(SyncGuard(key: SyncGuard.crawlFallback, text: fallback)) }
         summary.crawlRoute = crawl?.route
         summary.catalogTitles = try applier.catalogCount()
         try applier.finish()
