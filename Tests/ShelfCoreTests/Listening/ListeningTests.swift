@@ -319,10 +319,7 @@ final class Warnings: @unchecked Sendable {
     /// positions.sqlite and drops the old tables, so nothing a patron saved is lost.
     @Test func listeningStateWrittenBeforeV8MovesToItsOwnDatabase() throws {
         let test = TestHome()
-        try test.home.prepare()
-        let queue = try DatabaseQueue(path: test.home.database.path)
-        try Migrations.migrator.migrate(queue, upTo: "v7-outbox-motivation-names")
-        try queue.write { db in
+        let store = try test.store(writtenAt: "v7-outbox-motivation-names") { db in
             try db.execute(sql: """
                 INSERT INTO library (id, name, url, is_default, created_at) VALUES (3, 'lib', 'http://127.0.0.1:1/', 1, 0);
                 INSERT INTO edition (id, library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
@@ -337,9 +334,6 @@ final class Warnings: @unchecked Sendable {
                     VALUES (7, 3, 'idling', 2, 12.5, 'part-3.mp3', 'urn:uuid:old-device', 20);
                 """)
         }
-        try queue.close()
-
-        let store = try Store(home: test.home)
         let edition = try store.resolveEdition("urn:book", in: try store.library(named: "lib"))
         #expect(try store.deviceID() == "urn:uuid:old-device")
         let state = try store.listeningState(of: edition)

@@ -8,10 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct HasBorrowTests {
     @Test func theMigrationFillsItInAndTheActionsFollow() throws {
         let test = TestHome()
-        try test.home.prepare()
-        let queue = try DatabaseQueue(path: test.home.database.path)
-        try Migrations.migrator.migrate(queue, upTo: "v15-edition-status-index")
-        try queue.write { db in
+        let store = try test.store(writtenAt: "v15-edition-status-index") { db in
             try db.execute(sql: """
                 INSERT INTO library (id, name, url, is_default, created_at) VALUES (1, 'lib', 'http://127.0.0.1:1/', 1, 0);
                 """)
@@ -28,8 +25,6 @@ import Testing
                 }
             }
         }
-        try queue.close()
-        let store = try Store(home: test.home)
         let flags = try store.read { db in try Int.fetchAll(db, sql: "SELECT has_borrow FROM edition ORDER BY id") }
         #expect(flags == [1, 0, 0])
         let editions = try store.editions(of: try store.library(named: "lib"))

@@ -16,18 +16,13 @@ import Testing
     /// A store written at v14 with two libraries, `lib` (id 1) and `two` (id 2), and what `fill` writes; then opened
     /// as a Store, which migrates it.
     static func storeWrittenAtV14(_ test: TestHome, _ fill: (Database) throws -> Void) throws -> Store {
-        try test.home.prepare()
-        let queue = try DatabaseQueue(path: test.home.database.path)
-        try Migrations.migrator.migrate(queue, upTo: "v14-follows-and-download-policy")
-        try queue.write { db in
+        try test.store(writtenAt: "v14-follows-and-download-policy") { db in
             try db.execute(sql: """
                 INSERT INTO library (id, name, url, is_default, created_at) VALUES (1, 'lib', 'http://127.0.0.1:1/', 1, 0);
                 INSERT INTO library (id, name, url, is_default, created_at) VALUES (2, 'two', 'http://127.0.0.1:2/', 0, 0);
                 """)
             try fill(db)
         }
-        try queue.close()
-        return try Store(home: test.home)
     }
 
     /// Five editions of one library (one removed) and one of another, written at v14; then opened as a Store.

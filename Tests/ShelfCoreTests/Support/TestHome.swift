@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 @testable import ShelfCore
 
 /// A fresh shelf home in a temporary directory, removed when the test ends.
@@ -13,6 +14,17 @@ final class TestHome: @unchecked Sendable {
     }
 
     func store() throws -> Store { try Store(home: home) }
+
+    /// A catalog database migrated only up to `migration`, filled by `fill` as a shelf of that time would have
+    /// written it, then opened as a Store (which migrates the rest of the way).
+    func store(writtenAt migration: String, _ fill: (Database) throws -> Void) throws -> Store {
+        try home.prepare()
+        let queue = try DatabaseQueue(path: home.database.path)
+        try Migrations.migrator.migrate(queue, upTo: migration)
+        try queue.write(fill)
+        try queue.close()
+        return try store()
+    }
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 }
