@@ -102,7 +102,7 @@ extension DemoCLITests {
         let command = "\(ShelfRunner.executable.path) demo --serve --port 0 --home \(home); echo \"EXIT=$?\" > \(exitFile.path)"
         try await offloaded { try tmux.start(command) }
         // Its own first sync completes at once, before it says the library is ready.
-        _ = try await offloaded { try tmux.waitFor("press Ctrl-C", timeout: 20) }
+        _ = try await offloaded { try tmux.waitFor("press Ctrl-C") }
         let screen = try await offloaded { try tmux.run(["capture-pane", "-p", "-S", "-100", "-t", "0"], output: true) }
         #expect(screen.contains(": synced 7 pages — 27 new, 0 updated, 0 removed."), "\(screen)")
         #expect(!screen.contains("shelf:"), "\(screen)")

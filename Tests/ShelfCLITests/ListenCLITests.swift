@@ -555,13 +555,19 @@ struct Tmux: Sendable {
     /// The screen with its colours and attributes as escape sequences (`capture-pane -e`).
     func screenWithEscapes() throws -> String { try run(["capture-pane", "-p", "-e", "-t", "0"], output: true) }
 
-    /// Waits until the screen shows `text`; the screen as it last was.
-    func waitFor(_ text: String, timeout: Double = 5) throws -> String {
+    /// Waits until the screen shows `text`; the screen as it last was. The wait ends as soon as it shows, so the
+    /// long limit costs nothing when all is well and holds on a machine busy with other work.
+    func waitFor(_ text: String, timeout: Double = 30) throws -> String {
+        try waitUntil(timeout: timeout) { $0.contains(text) }
+    }
+
+    /// Waits until `done` holds for the screen; the screen as it last was.
+    func waitUntil(timeout: Double = 30, _ done: (String) -> Bool) throws -> String {
         let started = Date()
         var last = ""
         while Date().timeIntervalSince(started) < timeout {
             last = try screen()
-            if last.contains(text) { return last }
+            if done(last) { return last }
             usleep(50_000)
         }
         return last
@@ -705,7 +711,7 @@ extension ListenCLITests {
         defer { tmux.kill() }
         let started = command(fixture, "")
         try await offloaded { try tmux.start(started) }
-        var screen = try await offloaded { try tmux.waitFor("parts 3/4 downloaded", timeout: 10) }
+        var screen = try await offloaded { try tmux.waitFor("parts 3/4 downloaded") }
         #expect(screen.contains("parts 3/4 downloaded"), "\(screen)")
         screen = try await tmux.press("Space", "t", until: "Contents")
         let line = screen.split(separator: "\n").first { $0.contains("Chapter 3") }.map(String.init) ?? ""

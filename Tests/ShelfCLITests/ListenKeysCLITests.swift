@@ -91,7 +91,7 @@ import Testing
         let command = "env SDL_AUDIODRIVER=disk SDL_DISKAUDIOFILE=\(home)/tmux.raw \(ShelfRunner.executable.path) listen 7d3c0002 --rewind off "
             + "--home \(home) --from 0:01"
         try await offloaded { try tmux.keys(command, "Enter") }
-        var screen = try await offloaded { try tmux.waitFor("▶ playing", timeout: 10) }
+        var screen = try await offloaded { try tmux.waitFor("▶ playing") }
         #expect(screen.contains("▶ playing"), "\(screen)")
         try await offloaded { Thread.sleep(forTimeInterval: 1) }
         // Ctrl-Z: the shell's prompt and its job line, the player's screen gone.
@@ -112,7 +112,12 @@ import Testing
         // Still a player: space plays, q quits with status 0.
         screen = try await tmux.press("Space", until: "▶ playing")
         #expect(screen.contains("▶ playing"), "\(screen)")
-        try await offloaded { try tmux.keys("q") }
+        // Typed only at the shell's next prompt: keys sent while the player still reads the terminal are its own.
+        screen = try await offloaded {
+            try tmux.keys("q")
+            return try tmux.waitUntil { $0.split(separator: "\n").last?.hasSuffix("shelf-test-prompt$") == true }
+        }
+        #expect(screen.split(separator: "\n").last?.hasSuffix("shelf-test-prompt$") == true, "\(screen)")
         // fg's status is the player's.
         try await offloaded { try tmux.keys("echo EXIT=$? > \(home)/exit-status", "Enter") }
         #expect(try await fixture.exitStatus() == "EXIT=0\n")
