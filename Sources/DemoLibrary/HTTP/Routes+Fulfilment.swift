@@ -170,7 +170,8 @@ enum FulfilmentRoutes {
         }
         var range = 0..<resource.length
         var status = HTTPResponse.Status.ok
-        let requested = ifRangeHolds(request, resource) ? byteRange(request.headers[.range], length: resource.length) : .whole
+        let requested = ifRangeHolds(request, resource) && !delivery.ignoresRanges
+            ? byteRange(request.headers[.range], length: resource.length) : .whole
         switch requested {
         case .whole:
             break

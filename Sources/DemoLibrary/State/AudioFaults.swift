@@ -21,6 +21,9 @@ public struct AudioFaults: Codable, Sendable, Equatable {
     /// After the part's bytes, send filler for ever (until the client hangs up): with a Content-Length of the part
     /// plus `extraContentLength` when that is given, else with none (chunked), as a hostile server would.
     public var endless: Bool
+    /// Answer every request with the whole part and 200, Range or not, while still saying `Accept-Ranges: bytes`,
+    /// as some servers behind a cache do.
+    public var ignoresRanges: Bool
     /// The listed parts answer 404.
     public var missingParts: [Int]
     /// Faults of the response to the listed parts, as for a page (a status, a reset, a redirect loop, HTML…).
@@ -38,7 +41,8 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         extraContentLength: Int? = nil,
         missingParts: [Int] = [],
         response: PageFaults? = nil,
-        endless: Bool = false
+        endless: Bool = false,
+        ignoresRanges: Bool = false
     ) {
         self.parts = parts
         self.dropAfterBytes = dropAfterBytes
@@ -51,11 +55,12 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         self.missingParts = missingParts
         self.response = response
         self.endless = endless
+        self.ignoresRanges = ignoresRanges
     }
 
     private enum CodingKeys: String, CodingKey {
         case parts, dropAfterBytes, dropEveryTime, failOnce, rateLimitOnce, bytesPerSecond, changedParts
-        case extraContentLength, missingParts, response, endless
+        case extraContentLength, missingParts, response, endless, ignoresRanges
     }
 
     /// Decodes faults; absent keys mean no such fault.
@@ -72,6 +77,7 @@ public struct AudioFaults: Codable, Sendable, Equatable {
         missingParts = try c.decodeIfPresent([Int].self, forKey: .missingParts) ?? []
         response = try c.decodeIfPresent(PageFaults.self, forKey: .response)
         endless = try c.decodeIfPresent(Bool.self, forKey: .endless) ?? false
+        ignoresRanges = try c.decodeIfPresent(Bool.self, forKey: .ignoresRanges) ?? false
     }
 
     /// True when parts are served normally.

@@ -35,6 +35,8 @@ struct PartDelivery: Sendable {
     var extraContentLength: Int?
     /// Filler after the part's bytes for ever (see `AudioFaults.endless`).
     var endless = false
+    /// The whole part for every request (see `AudioFaults.ignoresRanges`).
+    var ignoresRanges = false
     /// Faults of the whole response, applied before any of the above.
     var response: PageFaults?
     /// `<title id>/<part number>`, the key of the part statistics.
@@ -263,6 +265,7 @@ extension DemoState {
             delivery.bytesPerSecond = faults.bytesPerSecond
             delivery.extraContentLength = faults.extraContentLength
             delivery.endless = faults.endless
+            delivery.ignoresRanges = faults.ignoresRanges
         }
         return delivery
     }

@@ -74,6 +74,10 @@ public struct DownloadSettings: Sendable {
     public var averageGrace: TimeInterval = 600
     /// Bytes per second for all transfers together, or nil.
     public var limitRate: Int64?
+    /// A part with at least twice this many bytes still to come, from a server that takes byte ranges, is split
+    /// into ranges of at least this many bytes fetched over the connections no other part uses (as aria2c's
+    /// `--split`), so a server capping each connection no longer caps the book. Not under `limitRate`.
+    public var minimumSplit: Int64 = 8 * 1_048_576
     public var backoffBase: TimeInterval {
         get { retry.base }
         set { retry.base = newValue }
@@ -104,6 +108,10 @@ public enum PartResult: Sendable, Equatable {
     /// already received are kept.
     case expired(status: Int)
     case failed(reason: String)
+}
+
+extension PartResult {
+    var isComplete: Bool { if case .complete = self { true } else { false } }
 }
 
 /// Progress of one part, for a progress bar.
@@ -180,11 +188,23 @@ public final class PartDownloader {
         for part in parts {
             if let size = Self.completeSize(part) ?? Self.promoteCompletePartFile(part) {
                 results[part.index] = .complete(bytes: size)
+            } else if let split = SplitPart.resumed(part) {
+                // An earlier run fetched it as byte ranges: each range goes on where it stopped.
+                let left = split.spans.filter { $0.remaining > 0 }
+                pending += left.map { Transfer(part: part, settings: settings, split: split, span: $0) }
+                guard left.isEmpty else { continue }
+                if case .done(let result) = completeSplit(split) {
+                    results[part.index] = result
+                } else {
+                    try? FileManager.default.removeItem(at: part.destination.appendingPathExtension("part"))
+                    try? FileManager.default.removeItem(at: split.recordFile)
+                    pending.append(Transfer(part: part, settings: settings))
+                }
             } else {
                 pending.append(Transfer(part: part, settings: settings))
             }
         }
-        try checkDiskSpace(pending.map(\.part))
+        try checkDiskSpace(parts.filter { part in pending.contains { $0.part.index == part.index } })
         // One bucket for every connection: the limit is for the download, however many parts run at once.
         let limiter = settings.limitRate.map { RateLimiter(bytesPerSecond: $0) }
         for transfer in pending { transfer.limiter = limiter }
@@ -197,6 +217,7 @@ public final class PartDownloader {
                     try? multi.remove(transfer.easy)
                     transfer.easy.detach()
                     transfer.close()
+                    try? transfer.split?.save()
                 }
                 throw DownloadError.interrupted(signal: signal)
             }
@@ -218,16 +239,19 @@ public final class PartDownloader {
                 continue
             }
             for (easy, failure) in try multi.step(timeout: 100) {
-                try multi.remove(easy)
+                // A range stopped earlier in this step (its part ended) is no longer active, nor in the multi.
                 guard let transfer = active.removeValue(forKey: ObjectIdentifier(easy)) else { continue }
+                try multi.remove(easy)
                 if transfer.diskFull {
                     // Every part writes to the same disk: stop them all, keeping what they wrote.
                     transfer.easy.detach()
                     transfer.close()
+                    try? transfer.split?.save()
                     for other in active.values {
                         try? multi.remove(other.easy)
                         other.easy.detach()
                         other.close()
+                        try? other.split?.save()
                     }
                     let (path, mountPoint) = (transfer.partFile.path, DiskSpace.mountPoint(of: transfer.partFile.path))
                     if let available = transfer.spaceLeft {
@@ -236,22 +260,38 @@ public final class PartDownloader {
                     }
                     throw DownloadError.diskFull(path: path, mountPoint: mountPoint)
                 }
-                switch finish(transfer, failure: failure) {
-                case .done(let result):
+                /// The part's result, once: the other ranges of a split part stop, keeping their bytes.
+                func end(_ result: PartResult) {
+                    if transfer.split != nil, !result.isComplete {
+                        stopRanges(of: transfer, active: &active, pending: &pending, on: multi)
+                    }
                     results[transfer.part.index] = result
                     settings.partFinished?(transfer.part.index, result)
+                }
+                switch finish(transfer, failure: failure) {
+                case .done(let result):
+                    end(result)
+                case .rangeDone:
+                    // Two ranges may end in one step: the part is settled by the first that finds it complete.
+                    guard let split = transfer.split, !split.settled else { continue }
+                    try? split.save()
+                    guard split.isComplete else { continue }
+                    split.settled = true
+                    switch completeSplit(split) {
+                    case .done(let result): end(result)
+                    case .whole(let reason): pending.append(whole(transfer, reason, active: &active, pending: &pending, on: multi))
+                    default: continue
+                    }
+                case .whole(let reason):
+                    pending.append(whole(transfer, reason, active: &active, pending: &pending, on: multi))
                 case .retry(_, _) where transfer.pace?.isPast() == true:
-                    let failure = PartResult.failed(reason: transfer.pace!.reason)
-                    results[transfer.part.index] = failure
-                    settings.partFinished?(transfer.part.index, failure)
+                    end(.failed(reason: transfer.pace!.reason))
                 case .retry(let reason, let after):
                     transfer.attempt += 1
                     let wait = after == 0
                         ? 0 : settings.retry.delay(afterAttempt: transfer.attempt, retryAfter: after, waited: transfer.waited)
                     if transfer.attempt >= settings.maxAttempts || wait == nil {
-                        let failure = PartResult.failed(reason: "gave up after \(transfer.attempt) attempts: \(reason)")
-                        results[transfer.part.index] = failure
-                        settings.partFinished?(transfer.part.index, failure)
+                        end(.failed(reason: "gave up after \(transfer.attempt) attempts: \(reason)"))
                     } else if let wait {
                         transfer.waited += wait
                         transfer.notBefore = Date().addingTimeInterval(wait)
@@ -260,15 +300,120 @@ public final class PartDownloader {
                     }
                 }
             }
+            if pending.isEmpty, active.count < settings.concurrency, settings.limitRate == nil {
+                pending += split(active: active, idle: settings.concurrency - active.count, limiter: limiter)
+            }
             if let progress, Date().timeIntervalSince(lastProgress) > 0.2 {
                 lastProgress = Date()
-                for transfer in active.values {
-                    progress(PartProgress(index: transfer.part.index, received: transfer.offset + transfer.received,
-                                          total: transfer.total))
+                var shown = Set<Int>()
+                for transfer in active.values where shown.insert(transfer.part.index).inserted {
+                    progress(PartProgress(index: transfer.part.index, received: transfer.split?.done ?? transfer.position,
+                                          total: transfer.split?.total ?? transfer.total))
                 }
             }
         }
         return results
+    }
+
+    // MARK: Byte ranges
+
+    /// Splits the running transfer with the most bytes still to come, when a server that takes ranges sends it and
+    /// at least two ranges of `minimumSplit` remain: it keeps the first range, and the returned transfers, one for
+    /// each idle connection, take the rest. The ranges are recorded before any of them starts.
+    private func split(active: [ObjectIdentifier: Transfer], idle: Int, limiter: RateLimiter?) -> [Transfer] {
+        let minimum = max(1, settings.minimumSplit)
+        guard let chosen = active.values.filter({ $0.isSplittable }).max(by: { $0.left < $1.left }),
+            let total = chosen.total, let validator = chosen.validator
+        else { return [] }
+        let count = Int(min(Int64(idle + 1), chosen.left / minimum))
+        guard count >= 2 else { return [] }
+        let wasWhole = chosen.split == nil
+        let split = chosen.split ?? SplitPart(part: chosen.part, total: total, validator: validator,
+                                              spans: [ByteSpan(start: 0, end: total, done: chosen.position)])
+        let span = chosen.span ?? split.spans[0]
+        let (from, end) = (chosen.position, span.end)
+        let piece = (end - from) / Int64(count)
+        let added = (1..<count).map { index in
+            ByteSpan(start: from + piece * Int64(index), end: index == count - 1 ? end : from + piece * Int64(index + 1), done: 0)
+        }
+        span.end = from + piece
+        split.spans += added
+        do {
+            try split.save()
+        } catch {
+            // Unrecorded ranges could not be resumed: go on over one connection.
+            span.end = end
+            split.spans.removeLast(added.count)
+            return []
+        }
+        if wasWhole { (chosen.split, chosen.span) = (split, span) }
+        settings.log?("part \(chosen.part.index + 1): \(ByteCountText.of(end - from)) to come; fetching it over \(count) connections")
+        return added.map { span in
+            let transfer = Transfer(part: chosen.part, settings: settings, split: split, span: span)
+            transfer.limiter = limiter
+            return transfer
+        }
+    }
+
+    /// Stops the other ranges of `transfer`'s part, running or waiting, keeping their bytes and recording where
+    /// each stopped.
+    private func stopRanges(
+        of transfer: Transfer, active: inout [ObjectIdentifier: Transfer], pending: inout [Transfer], on multi: CurlMulti
+    ) {
+        for other in active.values where other.part.index == transfer.part.index && other !== transfer {
+            try? multi.remove(other.easy)
+            other.easy.detach()
+            other.close()
+            active[ObjectIdentifier(other.easy)] = nil
+        }
+        pending.removeAll { $0.part.index == transfer.part.index }
+        try? transfer.split?.save()
+    }
+
+    /// Throws a split part's bytes away and returns a transfer that fetches it whole over one connection: the
+    /// server ignored a range or its copy changed. Told once in the log.
+    private func whole(
+        _ transfer: Transfer, _ reason: String, active: inout [ObjectIdentifier: Transfer], pending: inout [Transfer],
+        on multi: CurlMulti
+    ) -> Transfer {
+        stopRanges(of: transfer, active: &active, pending: &pending, on: multi)
+        transfer.discard()
+        settings.log?("part \(transfer.part.index + 1): \(reason); fetching it again over one connection")
+        let again = Transfer(part: transfer.part, settings: settings)
+        again.wholeOnly = true
+        again.limiter = transfer.limiter
+        again.attempt = transfer.attempt
+        again.waited = transfer.waited
+        return again
+    }
+
+    /// A split part whose every range is in: checks it as a whole part is checked and moves it into place.
+    private func completeSplit(_ split: SplitPart) -> Outcome {
+        let part = split.part
+        let file = part.destination.appendingPathExtension("part")
+        let size = ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? -1
+        guard size == split.total else { return .whole("the ranges left \(size) bytes of \(split.total)") }
+        if let expected = part.expectedLength, expected != size {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: split.recordFile)
+            return .done(.failed(reason: "the part has \(size) bytes, the manifest says \(expected)"))
+        }
+        if let expected = part.sha256, (try? SHA256.hex(of: file)) != expected.lowercased() {
+            return .whole("the part's SHA-256 does not match the manifest")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            try handle.synchronize()
+            try handle.close()
+            if FileManager.default.fileExists(atPath: part.destination.path) {
+                try FileManager.default.removeItem(at: part.destination)
+            }
+            try FileManager.default.moveItem(at: file, to: part.destination)
+        } catch {
+            return .done(.failed(reason: "cannot move the part into place: \(error.localizedDescription)"))
+        }
+        try? FileManager.default.removeItem(at: split.recordFile)
+        return .done(.complete(bytes: size))
     }
 
     /// A part's deadline (`DownloadSettings.minimumAverage`): from its first attempt, the grace and its size at the
@@ -314,7 +459,9 @@ public final class PartDownloader {
     /// but was never renamed — the process was killed between the last write and the rename — is moved into place
     /// without asking the server again. Returns its size, or nil when it is not complete or not known to be.
     static func promoteCompletePartFile(_ part: DownloadPart) -> Int64? {
-        guard let expected = part.expectedLength, Transfer.existingBytes(part) == expected else { return nil }
+        guard let expected = part.expectedLength, Transfer.existingBytes(part) == expected,
+            SplitPart.resumed(part).map({ $0.isComplete && $0.total == expected }) ?? true
+        else { return nil }
         let partFile = part.destination.appendingPathExtension("part")
         if let digest = part.sha256, (try? SHA256.hex(of: partFile)) != digest.lowercased() { return nil }
         do {
@@ -353,7 +500,11 @@ public final class PartDownloader {
     private func start(_ transfer: Transfer, on multi: CurlMulti) throws {
         try transfer.open()
         var lines = transfer.part.headers.map { "\($0.key): \($0.value)" }
-        if transfer.offset > 0 {
+        if let span = transfer.span {
+            // One range of a split part, and only while the server's copy is the one its other ranges came from.
+            lines.append("Range: bytes=\(span.position)-\(span.end - 1)")
+            if let validator = transfer.validator { lines.append("If-Range: \(validator)") }
+        } else if transfer.offset > 0 {
             lines.append("Range: bytes=\(transfer.offset)-")
             if let validator = transfer.validator { lines.append("If-Range: \(validator)") }
         }
@@ -377,12 +528,24 @@ public final class PartDownloader {
     private enum Outcome {
         case done(PartResult)
         case retry(String, after: TimeInterval?)
+        /// One range of a split part is in.
+        case rangeDone
+        /// The split part cannot go on as ranges (the server ignored one, or its copy changed): fetch it whole.
+        case whole(String)
     }
 
     private func finish(_ transfer: Transfer, failure: CurlFailure?) -> Outcome {
         transfer.easy.detach()
         defer { transfer.close() }
         if let writeFailure = transfer.writeFailure { return .done(.failed(reason: writeFailure)) }
+        if let reason = transfer.wholeAgain { return .whole(reason) }
+        if let span = transfer.span {
+            if span.remaining == 0 { return .rangeDone }
+            if failure == nil, transfer.status == 206 || transfer.status == 200 {
+                return .retry("received \(span.done) of the \(span.end - span.start) bytes of a range", after: nil)
+            }
+            if failure == nil, transfer.status == 416 { return .whole("the server refused a byte range (416)") }
+        }
         if let failure {
             if failure.isAbortedByCallback, let restart = transfer.restartReason {
                 return .retry(restart, after: 0)
@@ -478,6 +641,28 @@ private final class Transfer: CurlSink {
     var spaceLeft: Int64?
     var restartReason: String?
 
+    /// The split part this transfer fetches one range of, and the range; nil for a part fetched whole. A transfer
+    /// that began whole gets both when it is split, and stops at the end of its range.
+    var split: SplitPart?
+    var span: ByteSpan?
+    /// Never split: the server ignored a range, or its copy changed, when this part was split before.
+    var wholeOnly = false
+    /// Why this range cannot go on: the part must be fetched whole again.
+    var wholeAgain: String?
+    /// Where the next byte goes in the `.part` file.
+    var position: Int64 { offset + received }
+    /// Bytes still to come: to the end of the range, or of the file.
+    var left: Int64 { (span?.end ?? total ?? 0) - position }
+
+    /// Whether a server that takes ranges is sending the file, whose size and validator are known, with no
+    /// failure so far.
+    var isSplittable: Bool {
+        guard !wholeOnly, checkedStart, status == 200 || status == 206, total != nil, validator != nil,
+            writeFailure == nil, restartReason == nil, wholeAgain == nil, left > 0
+        else { return false }
+        return status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true
+    }
+
     /// The most bytes the part may hold (`DownloadPart.bound`).
     let bound: Int64
     /// When the part must be complete (`DownloadSettings.minimumAverage`); nil under a rate limit or without an
@@ -502,8 +687,10 @@ private final class Transfer: CurlSink {
 
     /// A transfer of `part` held to the bounds of `settings`; neither rate applies under `limitRate`, the patron's
     /// own choice of slowness.
-    init(part: DownloadPart, settings: DownloadSettings) {
+    init(part: DownloadPart, settings: DownloadSettings, split: SplitPart? = nil, span: ByteSpan? = nil) {
         self.part = part
+        self.split = split
+        self.span = span
         bound = part.bound(bytesPerSecond: settings.boundBytesPerSecond, cap: settings.partCap)
         margin = settings.freeSpaceMargin
         let limited = settings.limitRate != nil
@@ -517,7 +704,9 @@ private final class Transfer: CurlSink {
     var partFile: URL { part.destination.appendingPathExtension("part") }
     private var metaFile: URL { part.destination.appendingPathExtension("part.json") }
 
+    /// Bytes of the part already received: the `.part` file's, or, for a split part, its ranges'.
     static func existingBytes(_ part: DownloadPart) -> Int64 {
+        if let split = SplitPart.resumed(part) { return split.done }
         let path = part.destination.appendingPathExtension("part").path
         return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
@@ -535,20 +724,21 @@ private final class Transfer: CurlSink {
                 throw DownloadError.cannotWrite(path: partFile.path, reason: "cannot create the file")
             }
         }
-        offset = Self.existingBytes(part)
-        validator = nil
-        if offset > 0, let data = try? Data(contentsOf: metaFile),
-            let saved = try? JSONDecoder().decode([String: String].self, from: data),
-            saved["path"] == part.url.path
-        {
-            validator = saved["validator"]
+        if let split, let span {
+            // A range: its bytes go where it stopped, whatever the other ranges wrote after it.
+            offset = span.position
+            validator = split.validator
+        } else {
+            offset = Self.existingBytes(part)
+            validator = nil
+            if offset > 0, let record = PartFileRecord.read(part), record.ranges == nil { validator = record.validator }
+            // Without a validator the partial bytes cannot be trusted to belong to the same file.
+            if offset > 0 && validator == nil { try? FileHandle(forWritingTo: partFile).truncate(atOffset: 0); offset = 0 }
         }
-        // Without a validator the partial bytes cannot be trusted to belong to the same file.
-        if offset > 0 && validator == nil { try? FileHandle(forWritingTo: partFile).truncate(atOffset: 0); offset = 0 }
         guard let handle = try? FileHandle(forWritingTo: partFile) else {
             throw DownloadError.cannotWrite(path: partFile.path, reason: "cannot open the file")
         }
-        _ = try? handle.seekToEnd()
+        if span != nil { _ = try? handle.seek(toOffset: UInt64(offset)) } else { _ = try? handle.seekToEnd() }
         self.handle = handle
         received = 0
         windowStart = Date()
@@ -559,6 +749,7 @@ private final class Transfer: CurlSink {
         diskFull = false
         spaceLeft = nil
         restartReason = nil
+        wholeAgain = nil
     }
 
     func close() {
@@ -601,6 +792,18 @@ private final class Transfer: CurlSink {
 
     func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard status == 200 || status == 206 else { return true }
+        if !checkedStart, let split {
+            checkedStart = true
+            // A range must come as asked, of the same copy, or the part is no longer one file.
+            guard status == 206 else {
+                wholeAgain = "the server ignored a byte range"
+                return false
+            }
+            guard head.contentRange?.first == offset, head.contentRange?.total == split.total else {
+                wholeAgain = "the server sent another range or copy than asked for"
+                return false
+            }
+        }
         if !checkedStart {
             checkedStart = true
             if status == 206 {
@@ -625,12 +828,14 @@ private final class Transfer: CurlSink {
             // The deadline is the stated size's, once the server states one.
             if let total, total > 0, let size = pace?.size, total < size { pace?.size = total }
         }
-        if offset + received + Int64(bytes.count) > bound {
+        // A range takes its own bytes only: the next range's are another connection's.
+        let count = span.map { Int(min(Int64(bytes.count), max(0, $0.end - position))) } ?? bytes.count
+        if position + Int64(count) > bound {
             writeFailure = "the server sent more than " + allowance + "; nothing of it was kept"
             discard()
             return false
         }
-        sinceSpaceCheck += bytes.count
+        sinceSpaceCheck += count
         if sinceSpaceCheck >= 16 * 1_048_576 {
             sinceSpaceCheck = 0
             if let free = DiskSpace.available(at: partFile.path), free < margin {
@@ -642,7 +847,7 @@ private final class Transfer: CurlSink {
         }
         // Straight from libcurl's buffer to the file: no copy into a Data per chunk.
         guard let descriptor = handle?.fileDescriptor, var base = bytes.baseAddress else { return bytes.isEmpty }
-        var remaining = bytes.count
+        var remaining = count
         while remaining > 0 {
             let written = write(descriptor, base, remaining)
             if written < 0 {
@@ -655,15 +860,20 @@ private final class Transfer: CurlSink {
             remaining -= written
             base += written
         }
-        received += Int64(bytes.count)
-        limiter?.take(bytes.count)
+        received += Int64(count)
+        limiter?.take(count)
+        if let span {
+            span.done = position - span.start
+            // The range is in: stop here, whatever else the response holds.
+            if span.remaining == 0 { return false }
+        }
         let now = Date()
         if let pace, pace.isPast(at: now) {
             restartReason = pace.reason
             return false
         }
         // A server dripping bytes keeps the connection alive past the stall timeout: judge the rate too.
-        windowBytes += Int64(bytes.count)
+        windowBytes += Int64(count)
         let elapsed = now.timeIntervalSince(windowStart)
         if minimumRate > 0, elapsed >= rateWindow {
             if Double(windowBytes) < Double(minimumRate) * elapsed {
@@ -684,7 +894,89 @@ private final class Transfer: CurlSink {
             return
         }
         validator = value
-        let saved = ["validator": value, "path": part.url.path]
-        try? JSONEncoder().encode(saved).write(to: metaFile, options: .atomic)
+        try? PartFileRecord(validator: value, path: part.url.path).write(part)
+    }
+}
+
+/// What `.part.json` keeps beside a `.part` file: the validator of the copy its bytes came from (for If-Range),
+/// the path asked for, and, for a split part, the file's size and each range as `[start, end, done]`.
+struct PartFileRecord: Codable {
+    var validator: String?
+    var path: String
+    var total: Int64?
+    var ranges: [[Int64]]?
+
+    static func file(_ part: DownloadPart) -> URL { part.destination.appendingPathExtension("part.json") }
+
+    /// The record of `part`'s `.part` file, when there is one for the same path.
+    static func read(_ part: DownloadPart) -> PartFileRecord? {
+        guard let data = try? Data(contentsOf: file(part)), let record = try? JSONDecoder().decode(PartFileRecord.self, from: data),
+            record.path == part.url.path
+        else { return nil }
+        return record
+    }
+
+    func write(_ part: DownloadPart) throws {
+        try JSONEncoder().encode(self).write(to: Self.file(part), options: .atomic)
+    }
+}
+
+/// A byte range `[start, end)` of a split part, fetched over its own connection; `done` bytes of it are written.
+final class ByteSpan {
+    let start: Int64
+    var end: Int64
+    var done: Int64
+
+    init(start: Int64, end: Int64, done: Int64) {
+        (self.start, self.end, self.done) = (start, end, done)
+    }
+
+    var position: Int64 { start + done }
+    var remaining: Int64 { end - position }
+}
+
+/// A part fetched as byte ranges over several connections into one `.part` file. Its size, validator and ranges
+/// are recorded in `.part.json` whenever a range starts or stops, so a later run resumes each where it stopped.
+final class SplitPart {
+    let part: DownloadPart
+    let total: Int64
+    let validator: String
+    var spans: [ByteSpan]
+    /// Its every range is in and the part has had its result.
+    var settled = false
+
+    init(part: DownloadPart, total: Int64, validator: String, spans: [ByteSpan]) {
+        (self.part, self.total, self.validator, self.spans) = (part, total, validator, spans)
+    }
+
+    /// Bytes written in all ranges.
+    var done: Int64 { spans.reduce(0) { $0 + $1.done } }
+    var isComplete: Bool { spans.allSatisfy { $0.remaining == 0 } }
+    var recordFile: URL { PartFileRecord.file(part) }
+
+    func save() throws {
+        try PartFileRecord(validator: validator, path: part.url.path, total: total,
+                       ranges: spans.map { [$0.start, $0.end, $0.done] }).write(part)
+    }
+
+    /// The split part an earlier run left, when its record and `.part` file are both there and the ranges are
+    /// sound (inside the file, not overlapping); nil otherwise.
+    static func resumed(_ part: DownloadPart) -> SplitPart? {
+        guard let record = PartFileRecord.read(part), let ranges = record.ranges, let total = record.total, total > 0,
+            let validator = record.validator,
+            FileManager.default.fileExists(atPath: part.destination.appendingPathExtension("part").path)
+        else { return nil }
+        var spans: [ByteSpan] = []
+        for range in ranges {
+            guard range.count == 3, 0 <= range[0], range[0] <= range[1], range[1] <= total, 0 <= range[2],
+                range[2] <= range[1] - range[0]
+            else { return nil }
+            spans.append(ByteSpan(start: range[0], end: range[1], done: range[2]))
+        }
+        let sorted = spans.sorted { $0.start < $1.start }
+        guard sorted.first?.start == 0, sorted.last?.end == total,
+            zip(sorted, sorted.dropFirst()).allSatisfy({ $0.end == $1.start })
+        else { return nil }
+        return SplitPart(part: part, total: total, validator: validator, spans: spans)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 @testable import ShelfCore
 
 /// A demo library, an open-access audiobook's manifest, and a scratch directory for its parts.
-private final class DownloadFixture: @unchecked Sendable {
+final class DownloadFixture: @unchecked Sendable {
     static let bookID = "urn:uuid:7d3c0001-5a1e-4c6b-9f0e-d0c5e1f00001"
     let server = DemoLibraryServer()
     var url: URL!
