@@ -20,7 +20,7 @@ extension Shelf {
         @Option(name: .long, help: ArgumentHelp("high puts the title at the top of the queue.", valueName: "priority"))
         var priority = "normal"
 
-        @Option(name: .long, help: ArgumentHelp("Parts downloaded at once.", valueName: "n"))
+        @Option(name: .long, help: ArgumentHelp("Connections at once: parts, or byte ranges of a large part.", valueName: "n"))
         var parallel = 4
 
         @Option(name: .customLong("limit-rate"), help: ArgumentHelp(

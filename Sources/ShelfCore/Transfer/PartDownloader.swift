@@ -77,7 +77,9 @@ public struct DownloadSettings: Sendable {
     /// A part with at least twice this many bytes still to come, from a server that takes byte ranges, is split
     /// into ranges of at least this many bytes fetched over the connections no other part uses (as aria2c's
     /// `--split`), so a server capping each connection no longer caps the book. Not under `limitRate`.
-    public var minimumSplit: Int64 = 8 * 1_048_576
+    public var minimumSplit: Int64 = 2 * 1_048_576
+    /// Only a part whose rest would take longer than this many seconds at its speed so far is split.
+    public var worthSplitting: TimeInterval = 1
     public var backoffBase: TimeInterval {
         get { retry.base }
         set { retry.base = newValue }
@@ -317,16 +319,33 @@ public final class PartDownloader {
 
     // MARK: Byte ranges
 
-    /// Splits the running transfer with the most bytes still to come, when a server that takes ranges sends it and
-    /// at least two ranges of `minimumSplit` remain: it keeps the first range, and the returned transfers, one for
-    /// each idle connection, take the rest. The ranges are recorded before any of them starts.
+    /// Shares the idle connections among the running transfers a server that takes ranges is sending, the most
+    /// bytes still to come first: each keeps the first of its ranges, of at least `minimumSplit` bytes, and the
+    /// returned transfers take the rest. The ranges are recorded before any of them starts.
     private func split(active: [ObjectIdentifier: Transfer], idle: Int, limiter: RateLimiter?) -> [Transfer] {
         let minimum = max(1, settings.minimumSplit)
-        guard let chosen = active.values.filter({ $0.isSplittable }).max(by: { $0.left < $1.left }),
-            let total = chosen.total, let validator = chosen.validator
-        else { return [] }
-        let count = Int(min(Int64(idle + 1), chosen.left / minimum))
-        guard count >= 2 else { return [] }
+        let now = Date()
+        let candidates = active.values.filter { $0.isSplittable(worthSplitting: settings.worthSplitting, at: now) }
+            .sorted { $0.left > $1.left }
+        var (idle, started) = (idle, [Transfer]())
+        for (rank, chosen) in candidates.enumerated() where idle > 0 {
+            let share = max(1, idle / (candidates.count - rank))
+            let count = Int(min(Int64(share + 1), chosen.left / minimum))
+            guard count >= 2, let ranges = split(chosen, into: count) else { continue }
+            idle -= ranges.count
+            started += ranges.map { span in
+                let transfer = Transfer(part: chosen.part, settings: settings, split: chosen.split, span: span)
+                transfer.limiter = limiter
+                return transfer
+            }
+        }
+        return started
+    }
+
+    /// Cuts what `chosen` has still to come into `count` ranges: it keeps the first; the others are returned, once
+    /// recorded (nil when they could not be: the part goes on over one connection).
+    private func split(_ chosen: Transfer, into count: Int) -> [ByteSpan]? {
+        guard let total = chosen.total, let validator = chosen.validator else { return nil }
         let wasWhole = chosen.split == nil
         let split = chosen.split ?? SplitPart(part: chosen.part, total: total, validator: validator,
                                               spans: [ByteSpan(start: 0, end: total, done: chosen.position)])
@@ -341,18 +360,13 @@ public final class PartDownloader {
         do {
             try split.save()
         } catch {
-            // Unrecorded ranges could not be resumed: go on over one connection.
             span.end = end
             split.spans.removeLast(added.count)
-            return []
+            return nil
         }
         if wasWhole { (chosen.split, chosen.span) = (split, span) }
         settings.log?("part \(chosen.part.index + 1): \(ByteCountText.of(end - from)) to come; fetching it over \(count) connections")
-        return added.map { span in
-            let transfer = Transfer(part: chosen.part, settings: settings, split: split, span: span)
-            transfer.limiter = limiter
-            return transfer
-        }
+        return added
     }
 
     /// Stops the other ranges of `transfer`'s part, running or waiting, keeping their bytes and recording where
@@ -654,13 +668,19 @@ private final class Transfer: CurlSink {
     /// Bytes still to come: to the end of the range, or of the file.
     var left: Int64 { (span?.end ?? total ?? 0) - position }
 
+    /// When this attempt's first byte came.
+    private var firstByte: Date?
+
     /// Whether a server that takes ranges is sending the file, whose size and validator are known, with no
-    /// failure so far.
-    var isSplittable: Bool {
+    /// failure so far, and what is still to come would take more than `worthSplitting` seconds at the speed of
+    /// its first quarter of a second: a part that will be in soon is not worth more connections.
+    func isSplittable(worthSplitting seconds: TimeInterval, at now: Date = Date()) -> Bool {
         guard !wholeOnly, checkedStart, status == 200 || status == 206, total != nil, validator != nil,
-            writeFailure == nil, restartReason == nil, wholeAgain == nil, left > 0
+            writeFailure == nil, restartReason == nil, wholeAgain == nil, left > 0,
+            status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true,
+            let firstByte, case let elapsed = now.timeIntervalSince(firstByte), elapsed >= 0.25
         else { return false }
-        return status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true
+        return Double(left) > Double(received) / elapsed * seconds
     }
 
     /// The most bytes the part may hold (`DownloadPart.bound`).
@@ -750,6 +770,7 @@ private final class Transfer: CurlSink {
         spaceLeft = nil
         restartReason = nil
         wholeAgain = nil
+        firstByte = nil
     }
 
     func close() {
@@ -792,6 +813,7 @@ private final class Transfer: CurlSink {
 
     func body(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard status == 200 || status == 206 else { return true }
+        if firstByte == nil { firstByte = Date() }
         if !checkedStart, let split {
             checkedStart = true
             // A range must come as asked, of the same copy, or the part is no longer one file.
