@@ -85,12 +85,12 @@ enum Help {
         does not stop the others, and running the command again resumes. Titles protected by DRM \
         (Findaway, LCP, OverDrive, Feedbooks) are reported, not attempted.
 
-        A part, or a book's one file, with 4 MB or more still to come, more than a second's worth at its \
-        speed so far, while connections of --parallel stand idle is split into byte ranges, sharing the idle connections, written into the same \
-        .part file (a range that ends early takes half of the largest left), so a server capping each \
-        connection's speed no longer caps the book. Each range resumes on its own (its place is kept in \
-        .part.json). A server that answers a range with the whole file, or whose copy changed meanwhile, \
-        gets the part again over one connection, said once under -v.
+        A part, or a book's one file, with 4 MB or more still to come, more than half a second's worth at its \
+        speed so far, while connections of --parallel stand idle is split into byte ranges, sharing the idle \
+        connections, written into the same .part file (a range that ends early takes half of the largest left), \
+        so a server capping each connection's speed no longer caps the book. Each range resumes on its own (its \
+        place is kept in .part.json). A server that answers a range with the whole file, or whose copy changed \
+        meanwhile, gets the part again over one connection, said once under -v.
 
         Every part is bounded. It may hold its manifest's stated length; else what its duration plays at \
         2 Mbit/s, with 16 MB to spare; else 4 GiB (--part-cap): a server offering or sending more is refused \

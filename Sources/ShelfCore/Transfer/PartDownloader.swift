@@ -79,7 +79,7 @@ public struct DownloadSettings: Sendable {
     /// `--split`), so a server capping each connection no longer caps the book. Not under `limitRate`.
     public var minimumSplit: Int64 = 2 * 1_048_576
     /// Only a part whose rest would take longer than this many seconds at its speed so far is split.
-    public var worthSplitting: TimeInterval = 1
+    public var worthSplitting: TimeInterval = 0.5
     public var backoffBase: TimeInterval {
         get { retry.base }
         set { retry.base = newValue }
@@ -673,12 +673,12 @@ private final class Transfer: CurlSink {
 
     /// Whether a server that takes ranges is sending the file, whose size and validator are known, with no
     /// failure so far, and what is still to come would take more than `worthSplitting` seconds at the speed of
-    /// its first quarter of a second: a part that will be in soon is not worth more connections.
+    /// its first tenth of a second: a part that will be in soon is not worth more connections.
     func isSplittable(worthSplitting seconds: TimeInterval, at now: Date = Date()) -> Bool {
         guard !wholeOnly, checkedStart, status == 200 || status == 206, total != nil, validator != nil,
             writeFailure == nil, restartReason == nil, wholeAgain == nil, left > 0,
             status == 206 || headers["accept-ranges"]?.lowercased().contains("bytes") == true,
-            let firstByte, case let elapsed = now.timeIntervalSince(firstByte), elapsed >= 0.25
+            let firstByte, case let elapsed = now.timeIntervalSince(firstByte), elapsed >= 0.1
         else { return false }
         return Double(left) > Double(received) / elapsed * seconds
     }
