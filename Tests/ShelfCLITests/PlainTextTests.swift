@@ -35,6 +35,106 @@ import Testing
         return result + source.substring(from: last)
     }
 
+    // MARK: The former scalar-by-scalar implementation, the byte-by-byte one's reference
+
+    static func byScalars(_ html: String) -> String {
+        let scalars = Array(html.unicodeScalars)
+        var text = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            let scalar = scalars[index]
+            if scalar == "<", let close = scalars[(index + 1)...].firstIndex(of: ">"), close > index + 1 {
+                switch scalarTagName(scalars[(index + 1)..<close]) {
+                case .lineBreak: text.append("\n")
+                case .paragraphEnd: text.append(contentsOf: "\n\n".unicodeScalars)
+                case .other: break
+                }
+                index = close + 1
+                continue
+            }
+            if scalar == "&",
+                let semicolon = scalars[(index + 1)..<min(index + 34, scalars.count)].firstIndex(of: ";"),
+                let decoded = PlainText.reference(scalars[(index + 1)..<semicolon])
+            {
+                text.append(contentsOf: decoded.unicodeScalars)
+                index = semicolon + 1
+                continue
+            }
+            text.append(scalar)
+            index += 1
+        }
+        return scalarCollapsingWhiteSpace(Array(text)).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    enum ScalarTag { case lineBreak, paragraphEnd, other }
+
+    /// `br`, `br/` or `br /` is a line break, `/p` a paragraph's end (any case; white space may end either, and
+    /// come before the slash of `br /`).
+    static func scalarTagName(_ inside: ArraySlice<Unicode.Scalar>) -> ScalarTag {
+        func trimmed(_ name: Substring) -> Substring {
+            var name = name
+            while let last = name.unicodeScalars.last, isSpace(last) { name = name.dropLast() }
+            return name
+        }
+        let name = Substring(String(String.UnicodeScalarView(inside)).lowercased())
+        if trimmed(name) == "/p" { return .paragraphEnd }
+        return trimmed(name.hasSuffix("/") ? name.dropLast() : name) == "br" ? .lineBreak : .other
+    }
+
+    /// White space as regular expressions have it (`\s`): tab, line feed, form feed, carriage return and the
+    /// Unicode separators.
+    static func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar {
+        case "\t", "\n", "\u{0C}", "\r": true
+        default:
+            switch scalar.properties.generalCategory {
+            case .spaceSeparator, .lineSeparator, .paragraphSeparator: true
+            default: false
+            }
+        }
+    }
+
+    /// Each run of white space: its spaces and tabs one space; from its first line end on, a blank line when it
+    /// holds three or more.
+    static func scalarCollapsingWhiteSpace(_ scalars: [Unicode.Scalar]) -> String {
+        var result = String.UnicodeScalarView()
+        var index = 0
+        while index < scalars.count {
+            guard isSpace(scalars[index]) else {
+                result.append(scalars[index])
+                index += 1
+                continue
+            }
+            var end = index
+            while end < scalars.count && isSpace(scalars[end]) { end += 1 }
+            let run = scalars[index..<end]
+            let kept = run.filter { $0 == "\n" }.count >= 3 ? run[..<run.firstIndex(of: "\n")!] : run
+            var inBlank = false
+            for scalar in kept {
+                let blank = scalar == " " || scalar == "\t"
+                if !(blank && inBlank) { result.append(blank ? " " : scalar) }
+                inBlank = blank
+            }
+            if kept.count < run.count { result.append(contentsOf: "\n\n".unicodeScalars) }
+            index = end
+        }
+        return String(result)
+    }
+
+    /// Random descriptions from pieces where the two ways could part: tags (of any case, with ASCII and Unicode
+    /// space before `>`), references (named, numeric, broken, unended), runs of every kind of white space, and
+    /// letters of one to four bytes.
+    static func randomHTML(_ generator: inout some RandomNumberGenerator) -> String {
+        let pieces = [
+            "<p>", "</p>", "</P >", "<br>", "<BR/>", "<br />", "<br/ >", "<br\u{3000}>", "<br\u{00A0}/>", "</p\u{2003}>",
+            "<em>", "<", ">", "<>", "<a href=\"x\">", "&amp;", "&lt;", "&#8212;", "&#x2019;", "&#0;", "&#xD800;", "&nbsp;",
+            "&eacute;", "&CounterClockwiseContourIntegral;", "&unknown;", "&", ";", "&#12a;", "&amp", "&é;",
+            " ", "  ", "\t", "\n", "\r", "\r\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{A0}", "\u{1680}", "\u{2003}", "\u{2028}",
+            "\u{2029}", "\u{202F}", "\u{3000}", "a", "Z", "word", "é", "€", "日本", "𝄞", "\u{301}", "x",
+        ]
+        return (0..<Int.random(in: 0...24, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+    }
+
     static let handMade = [
         "<p>One.</p><p>Two &amp; three.</p>",
         "A<br>b<BR/>c<br />d<br/ >e<br class=\"x\">f",
@@ -62,6 +162,22 @@ import Testing
         #expect(PlainText.fromHTML("&notanentity; &#; &#x; &#12a; & ;") == "&notanentity; &#; &#x; &#12a; & ;")
         // Decoded once: `&amp;eacute;` is the text `&eacute;`.
         #expect(PlainText.fromHTML("&amp;eacute;") == "&eacute;")
+    }
+
+    @Test func randomDescriptionsReadAsTheScalarByScalarWayReadThem() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<20_000 {
+            let html = Self.randomHTML(&generator)
+            #expect(PlainText.fromHTML(html) == Self.byScalars(html), "\(html.debugDescription)")
+        }
+        for html in Self.handMade {
+            #expect(PlainText.fromHTML(html) == Self.byScalars(html), "\(html.debugDescription)")
+        }
+        // Plain text is returned as it is; anything with a tag, a reference or extra white space is not plain.
+        #expect(PlainText.isPlain("A plain sentence, with punctuation."))
+        for html in ["", " a", "a ", "a  b", "a\tb", "a<b", "a&b", "café", "a\nb"] {
+            #expect(!PlainText.isPlain(html) || html.isEmpty, "\(html.debugDescription)")
+        }
     }
 
     @Test func handMadeHTMLReadsAsTheExpressionsRead() {

@@ -27,7 +27,7 @@ package struct LinkResolver {
     /// Resolves a URI template (`/search{?query}`): the part before the first expression is resolved, the
     /// expressions are kept as written.
     func resolveTemplate(_ href: String) -> String {
-        guard let brace = href.firstIndex(of: "{"), brace != href.startIndex else { return resolve(href) }
+        guard let brace = href.utf8.firstIndex(of: UInt8(ascii: "{")), brace != href.startIndex else { return resolve(href) }
         return resolve(String(href[..<brace])) + href[brace...]
     }
 
