@@ -8,6 +8,9 @@ public struct FeedDocument: Sendable {
     public var baseURL: URL?
     /// The most navigation links kept in `OPDSFeedInfo.navigation` (see `OPDSParser.maxNavigation`).
     public var maxNavigation = Int.max
+    /// Each entry with only what tells it apart: its id and title, and for OPDS 1 what tells a publication from a
+    /// navigation entry (see `OPDSParser.identifiersOnly`); the feed's own links in full.
+    public var identifiersOnly = false
 
     /// A reader resolving relative links against `baseURL`.
     public init(baseURL: URL?) { self.baseURL = baseURL }
@@ -15,12 +18,14 @@ public struct FeedDocument: Sendable {
     private var opds2: OPDS2Parser {
         var parser = OPDS2Parser(baseURL: baseURL)
         parser.maxNavigation = maxNavigation
+        parser.identifiersOnly = identifiersOnly
         return parser
     }
 
     private var opds1: OPDSParser {
         var parser = OPDSParser(baseURL: baseURL)
         parser.maxNavigation = maxNavigation
+        parser.identifiersOnly = identifiersOnly
         return parser
     }
 

@@ -12,6 +12,20 @@ struct OPDS2Publication {
         ("penciler", "penciler"), ("colorist", "clr"), ("inker", "inker"), ("narrator", "nrt"),
     ]
 
+    /// The publication as its identifier and title alone, the identifier found as `entry()` finds it.
+    func identity() -> OPDSEntry {
+        let metadata = node["metadata"]
+        var entry = OPDSEntry(id: metadata["identifier"].string ?? "", title: metadata["title"].text ?? "")
+        if entry.id.isEmpty { entry.id = selfLink() }
+        return entry
+    }
+
+    /// The publication's own URL, resolved: without an identifier, what stays the same from one sync to the next.
+    private func selfLink() -> String {
+        node["links"].list.compactMap(OPDS2Link.init)
+            .first { $0.rels.contains(OPDSVocabulary.relSelf) }.map { $0.resolved(resolver) } ?? ""
+    }
+
     func entry() -> OPDSEntry {
         let metadata = node["metadata"]
         var entry = OPDSEntry(id: metadata["identifier"].string ?? "", title: metadata["title"].text ?? "")
@@ -33,11 +47,7 @@ struct OPDS2Publication {
         // An ODL licence feed's publications say what they are licensed as (`licenses[].metadata.format`).
         for license in metadataLicenses() { entry.licenseFormats += license }
         for link in node["links"].list.compactMap(OPDS2Link.init) { add(link, to: &entry) }
-        if entry.id.isEmpty {
-            // Without an identifier the publication's own URL is what stays the same from one sync to the next.
-            entry.id = node["links"].list.compactMap(OPDS2Link.init)
-                .first { $0.rels.contains(OPDSVocabulary.relSelf) }.map { $0.resolved(resolver) } ?? ""
-        }
+        if entry.id.isEmpty { entry.id = selfLink() }
         return entry
     }
 

@@ -5,9 +5,11 @@ public enum URITemplate {
     /// Whether `href` is a template: `{` and `}` never appear in a URI, so an expression is one.
     public static func isTemplate(_ href: String) -> Bool {
         // Over the bytes: asked of every link of every entry, a walk over Characters was a tenth of a sync.
-        let utf8 = href.utf8
-        guard let open = utf8.firstIndex(of: UInt8(ascii: "{")) else { return false }
-        return utf8[open...].contains(UInt8(ascii: "}"))
+        var href = href
+        return href.withUTF8 { bytes in
+            guard let open = bytes.firstIndex(of: UInt8(ascii: "{")) else { return false }
+            return bytes[open...].contains(UInt8(ascii: "}"))
+        }
     }
 
     /// Expands a template (levels 1 to 3, and the prefix modifier of level 4) with string values; a variable without a

@@ -87,9 +87,14 @@ final class SyncStage: @unchecked Sendable {
                     guard channel.put(.page(
                         kind: kind, url: url, position: position, etag: etag, lastModified: lastModified, staged: nil))
                     else { return }
-                    guard let (info, count, _, digest) = try FeedFetcher.read(
-                        document, kind: kind, bounds: bounds, channel: channel)
-                    else { return }
+                    let read: (info: OPDSFeedInfo, count: Int, fresh: Int, digest: Int64)?
+                    do {
+                        read = try FeedFetcher.read(document, kind: kind, bounds: bounds, channel: channel)
+                    } catch let error as OPDSParseError {
+                        // What only the full read finds (an entry too large) is said as the page's, as when fetched.
+                        throw SyncError.page(feed: kind.name, page: position, url: url, reason: FeedError.parse(error))
+                    }
+                    guard let (info, count, _, digest) = read else { return }
                     guard channel.put(.pageEnd(info, count: count, navigation: crawlLinks(info), idsDigest: digest))
                     else { return }
                 }
