@@ -8,8 +8,8 @@ public struct FeedDocument: Sendable {
     public var baseURL: URL?
     /// The most navigation links kept in `OPDSFeedInfo.navigation` (see `OPDSParser.maxNavigation`).
     public var maxNavigation = Int.max
-    /// Each entry with only what tells it apart: its id and title, and for OPDS 1 what tells a publication from a
-    /// navigation entry (see `OPDSParser.identifiersOnly`); the feed's own links in full.
+    /// An OPDS 2 publication as its identifier and title only (see `OPDS2Parser.identifiersOnly`); the feed's own
+    /// links in full. OPDS 1 entries are read whole: an entry's size is known only by reading its text.
     public var identifiersOnly = false
 
     /// A reader resolving relative links against `baseURL`.
@@ -25,7 +25,6 @@ public struct FeedDocument: Sendable {
     private var opds1: OPDSParser {
         var parser = OPDSParser(baseURL: baseURL)
         parser.maxNavigation = maxNavigation
-        parser.identifiersOnly = identifiersOnly
         return parser
     }
 

@@ -18,7 +18,7 @@ extension OPDSDocumentReader {
                 type = AudioTypes.typeByName(type: type, href: href, title: attributes.title) ?? type
             }
             var acquisition = Acquisition(kind: kind, rel: attributes.rel.take() ?? "", href: href, type: type)
-            if identifiersOnly { try reader.skipElement() } else { try readAcquisitionChildren(into: &acquisition) }
+            try readAcquisitionChildren(into: &acquisition)
             entry.acquisitions.append(acquisition)
             return
         }

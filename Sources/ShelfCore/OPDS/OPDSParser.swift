@@ -16,10 +16,6 @@ public struct OPDSParser: Sendable {
     public var maxNavigation = Int.max
     /// The most entries one page may hold (navigation entries included) before the parse fails with `overLimit`.
     public var maxEntries = InputLimit.entriesPerPage.value
-    /// Each entry with only its id, title, authors and links (an acquisition without its availability): what
-    /// tells it apart and tells a publication from a navigation entry, for a pass that counts entries and finds
-    /// the feed's way on. Its other text is skipped unread, so an entry too large is found by the full read.
-    public var identifiersOnly = false
 
     /// A parser resolving relative links against `baseURL` and refusing entries above `maxEntryBytes`.
     public init(baseURL: URL? = nil, maxEntryBytes: Int = 8 << 20) {
@@ -199,7 +195,6 @@ final class OPDSDocumentReader {
     /// Entry elements met so far, navigation entries and those without an id included.
     @exclusivity(unchecked) var entries = 0
     let maxEntries: Int
-    let identifiersOnly: Bool
     /// Whether the root element was a feed rather than a single entry.
     private(set) var rootIsFeed = false
 
@@ -210,7 +205,6 @@ final class OPDSDocumentReader {
         self.maxEntryBytes = parser.maxEntryBytes
         self.maxNavigation = parser.maxNavigation
         self.maxEntries = parser.maxEntries
-        self.identifiersOnly = parser.identifiersOnly
     }
 
     func read(onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
@@ -336,16 +330,6 @@ final class OPDSDocumentReader {
     }
 
     func readEntryChild(_ namespace: XMLName, _ local: XMLName, into entry: inout OPDSEntry) throws {
-        if identifiersOnly {
-            switch namespace {
-            case names.atom where local == names.id || local == names.title || local == names.link || local == names.author:
-                break
-            case names.odl where local == names.tlink:
-                break
-            default:
-                return try reader.skipElement()
-            }
-        }
         switch namespace {
         case names.atom:
             switch local {

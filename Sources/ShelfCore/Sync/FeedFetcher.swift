@@ -401,7 +401,8 @@ final class FeedFetcher: Sendable {
         var parser = FeedDocument(baseURL: document.baseURL)
         // A crawl follows at most `bounds.feeds` feeds: more links than that are never needed, whatever the feed holds.
         parser.maxNavigation = kind == .loans ? 0 : bounds.feeds + 1
-        // Counting a page's entries needs only what tells them apart: the pass that stores them reads the rest.
+        // Counting a page's publications needs only what tells them apart: the pass that stores them reads the rest
+        // (OPDS 2; an OPDS 1 entry is read whole in both passes, so one too large fails the first).
         parser.identifiersOnly = channel == nil
         var batch: [EntryRecord] = []
         batch.reserveCapacity(channel == nil ? 0 : Self.batchSize)

@@ -290,9 +290,8 @@ final class SyncFixture: @unchecked Sendable {
         try await expectFailure(PageFaults(hugeEntryBytes: 50 << 20), exit: .badData, message: "larger than 8 MB")
     }
 
-    /// Above shelf's limit but below libxml2's own: the pass that counts a page's entries skips the summary unread,
-    /// and the pass that stores them finds it too large, naming the page as the first pass would have.
-    @Test func aNineMegabyteEntryIsFoundByTheReadThatStoresIt() async throws {
+    /// Above shelf's limit but below libxml2's own: shelf's limit finds it, naming the page, before anything is stored.
+    @Test func aNineMegabyteEntry() async throws {
         try await expectFailure(
             PageFaults(hugeEntryBytes: 9 << 20), exit: .badData, message: "sync stopped at page 3 of the catalog (")
         try await expectFailure(PageFaults(hugeEntryBytes: 9 << 20), exit: .badData, message: "larger than 8 MB")
