@@ -48,12 +48,20 @@ extension PlayerTests {
         let audio = TestAudio.trimmedSilence(try samples(in: file))
         let heard = Double(audio.count / 2) / 44_100
         let expectedSaved = (3 - 0.3) + (1 - 0.3)
-        #expect(abs(heard - (10 - expectedSaved)) / (10 - expectedSaved) < 0.05, "heard \(heard) s")
+        // An underrun on a loaded machine writes silence into what was heard, never takes any away: 5% below, and
+        // room above that still tells it from the 10 s heard without skipping.
+        #expect(Self.heardAsSkipped(heard, expected: 10 - expectedSaved, without: 10), "heard \(heard) s")
         #expect(abs(saved - expectedSaved) / expectedSaved < 0.05, "saved \(saved) s")
         // Positions stay in the book's time: the end is at 10 s, not at 6.6.
         #expect(end.part == 0 && abs(end.seconds - 10) < 0.15, "ended at \(end)")
         // The 0.4 s pause is still there: a run of silence between 0.35 and 0.45 s.
         #expect(Self.silences(in: audio).contains { $0 > 0.35 && $0 < 0.45 }, "\(Self.silences(in: audio))")
+    }
+
+    /// Whether `heard` seconds are what skipping makes of the clip (`expected`), less 5% at most, or more by what
+    /// a loaded machine's underruns add, up to a fifth of the way to what is heard `without` skipping.
+    static func heardAsSkipped(_ heard: Double, expected: Double, without: Double) -> Bool {
+        heard > expected * 0.95 && heard < expected + (without - expected) / 5
     }
 
     @Test func skippingSilenceAtTwiceTheSpeedSavesHalfTheTime() throws {
@@ -69,7 +77,7 @@ extension PlayerTests {
         let saved = player.savedBySkipping
         player.stop()
         let heard = Double(TestAudio.trimmedSilence(try samples(in: file)).count / 2) / 44_100
-        #expect(abs(heard - (8 - 3.7) / 2) / ((8 - 3.7) / 2) < 0.05, "heard \(heard) s")
+        #expect(Self.heardAsSkipped(heard, expected: (8 - 3.7) / 2, without: 8 / 2), "heard \(heard) s")
         #expect(abs(saved - 3.7 / 2) / (3.7 / 2) < 0.05, "saved \(saved) s")
         #expect(abs(end.seconds - 8) < 0.2, "ended at \(end)")
     }
