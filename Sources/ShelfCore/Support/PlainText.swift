@@ -18,8 +18,7 @@ public enum PlainText {
             var index = 0
             while index < bytes.count {
                 let byte = bytes[index]
-                if byte == UInt8(ascii: "<"),
-                    let close = firstIndex(of: UInt8(ascii: ">"), in: bytes, from: index + 1, to: bytes.count),
+                if byte == UInt8(ascii: "<"), let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: ">")),
                     close > index + 1
                 {
                     switch tagName(UnsafeBufferPointer(rebasing: bytes[(index + 1)..<close])) {
@@ -33,8 +32,8 @@ public enum PlainText {
                 // A reference is ASCII: a `;` within the longest reference's bytes is within its scalars too, and
                 // one found past other scalars would name no reference.
                 if byte == UInt8(ascii: "&"),
-                    let semicolon = firstIndex(
-                        of: UInt8(ascii: ";"), in: bytes, from: index + 1, to: min(index + longestReference, bytes.count)),
+                    let semicolon = bytes[(index + 1)..<min(index + longestReference, bytes.count)]
+                        .firstIndex(of: UInt8(ascii: ";")),
                     let decoded = reference(bytes[(index + 1)..<semicolon])
                 {
                     text.append(contentsOf: decoded.utf8)
@@ -59,15 +58,6 @@ public enum PlainText {
             previous = byte
         }
         return previous != 0x20
-    }
-
-    private static func firstIndex(of byte: UInt8, in bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Int? {
-        var index = start
-        while index < end {
-            if bytes[index] == byte { return index }
-            index += 1
-        }
-        return nil
     }
 
     /// `reference(_:)` of a reference's bytes, between `&` and `;`.

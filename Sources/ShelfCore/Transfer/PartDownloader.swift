@@ -31,6 +31,25 @@ public struct DownloadPart: Sendable, Equatable {
         self.headers = headers
     }
 
+    /// Where the part is written until it is complete, and the record beside it (`PartFileRecord`).
+    var partFile: URL { destination.appendingPathExtension("part") }
+    var recordFile: URL { destination.appendingPathExtension("part.json") }
+
+    /// Throws the `.part` file and its record away.
+    func removePartFiles() {
+        try? FileManager.default.removeItem(at: partFile)
+        try? FileManager.default.removeItem(at: recordFile)
+    }
+
+    /// Renames the complete `.part` file into place, over an older copy, and drops its record.
+    func movePartIntoPlace() throws {
+        if FileManager.default.fileExists(atPath: destination.path) {
+            try FileManager.default.removeItem(at: destination)
+        }
+        try FileManager.default.moveItem(at: partFile, to: destination)
+        try? FileManager.default.removeItem(at: recordFile)
+    }
+
     /// The most bytes the part may hold: its stated length; else what its duration plays at `bytesPerSecond`, with
     /// 16 MB to spare; else `cap`.
     func bound(bytesPerSecond: Int64, cap: Int64) -> Int64 {
@@ -198,8 +217,7 @@ public final class PartDownloader {
                 if case .done(let result) = completeSplit(split) {
                     results[part.index] = result
                 } else {
-                    try? FileManager.default.removeItem(at: part.destination.appendingPathExtension("part"))
-                    try? FileManager.default.removeItem(at: split.recordFile)
+                    part.removePartFiles()
                     pending.append(Transfer(part: part, settings: settings))
                 }
             } else {
@@ -404,12 +422,11 @@ public final class PartDownloader {
     /// A split part whose every range is in: checks it as a whole part is checked and moves it into place.
     private func completeSplit(_ split: SplitPart) -> Outcome {
         let part = split.part
-        let file = part.destination.appendingPathExtension("part")
+        let file = part.partFile
         let size = ((try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber)?.int64Value ?? -1
         guard size == split.total else { return .whole("the ranges left \(size) bytes of \(split.total)") }
         if let expected = part.expectedLength, expected != size {
-            try? FileManager.default.removeItem(at: file)
-            try? FileManager.default.removeItem(at: split.recordFile)
+            part.removePartFiles()
             return .done(.failed(reason: "the part has \(size) bytes, the manifest says \(expected)"))
         }
         if let expected = part.sha256, (try? SHA256.hex(of: file)) != expected.lowercased() {
@@ -419,14 +436,10 @@ public final class PartDownloader {
             let handle = try FileHandle(forWritingTo: file)
             try handle.synchronize()
             try handle.close()
-            if FileManager.default.fileExists(atPath: part.destination.path) {
-                try FileManager.default.removeItem(at: part.destination)
-            }
-            try FileManager.default.moveItem(at: file, to: part.destination)
+            try part.movePartIntoPlace()
         } catch {
             return .done(.failed(reason: "cannot move the part into place: \(error.localizedDescription)"))
         }
-        try? FileManager.default.removeItem(at: split.recordFile)
         return .done(.complete(bytes: size))
     }
 
@@ -476,17 +489,12 @@ public final class PartDownloader {
         guard let expected = part.expectedLength, Transfer.existingBytes(part) == expected,
             SplitPart.resumed(part).map({ $0.isComplete && $0.total == expected }) ?? true
         else { return nil }
-        let partFile = part.destination.appendingPathExtension("part")
-        if let digest = part.sha256, (try? SHA256.hex(of: partFile)) != digest.lowercased() { return nil }
+        if let digest = part.sha256, (try? SHA256.hex(of: part.partFile)) != digest.lowercased() { return nil }
         do {
-            if FileManager.default.fileExists(atPath: part.destination.path) {
-                try FileManager.default.removeItem(at: part.destination)
-            }
-            try FileManager.default.moveItem(at: partFile, to: part.destination)
+            try part.movePartIntoPlace()
         } catch {
             return nil
         }
-        try? FileManager.default.removeItem(at: part.destination.appendingPathExtension("part.json"))
         return expected
     }
 
@@ -721,14 +729,12 @@ private final class Transfer: CurlSink {
         }
     }
 
-    var partFile: URL { part.destination.appendingPathExtension("part") }
-    private var metaFile: URL { part.destination.appendingPathExtension("part.json") }
+    var partFile: URL { part.partFile }
 
     /// Bytes of the part already received: the `.part` file's, or, for a split part, its ranges'.
     static func existingBytes(_ part: DownloadPart) -> Int64 {
         if let split = SplitPart.resumed(part) { return split.done }
-        let path = part.destination.appendingPathExtension("part").path
-        return ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+        return ((try? FileManager.default.attributesOfItem(atPath: part.partFile.path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
     /// Opens the `.part` file for appending and reads what an earlier attempt (or run) left.
@@ -781,19 +787,14 @@ private final class Transfer: CurlSink {
     /// Throws the partial file away (the server's copy changed, or it is unusable).
     func discard() {
         close()
-        try? FileManager.default.removeItem(at: partFile)
-        try? FileManager.default.removeItem(at: metaFile)
+        part.removePartFiles()
     }
 
     /// Flushes the part and renames it into place.
     func commit() throws {
         try handle?.synchronize()
         close()
-        if FileManager.default.fileExists(atPath: part.destination.path) {
-            try FileManager.default.removeItem(at: part.destination)
-        }
-        try FileManager.default.moveItem(at: partFile, to: part.destination)
-        try? FileManager.default.removeItem(at: metaFile)
+        try part.movePartIntoPlace()
     }
 
     /// The full size of the file, from Content-Range (206) or Content-Length (200).
@@ -912,7 +913,7 @@ private final class Transfer: CurlSink {
         var value: String?
         if let etag = headers["etag"], !etag.hasPrefix("W/") { value = etag } else { value = headers["last-modified"] }
         guard let value else {
-            try? FileManager.default.removeItem(at: metaFile)
+            try? FileManager.default.removeItem(at: part.recordFile)
             return
         }
         validator = value
@@ -928,18 +929,16 @@ struct PartFileRecord: Codable {
     var total: Int64?
     var ranges: [[Int64]]?
 
-    static func file(_ part: DownloadPart) -> URL { part.destination.appendingPathExtension("part.json") }
-
     /// The record of `part`'s `.part` file, when there is one for the same path.
     static func read(_ part: DownloadPart) -> PartFileRecord? {
-        guard let data = try? Data(contentsOf: file(part)), let record = try? JSONDecoder().decode(PartFileRecord.self, from: data),
+        guard let data = try? Data(contentsOf: part.recordFile), let record = try? JSONDecoder().decode(PartFileRecord.self, from: data),
             record.path == part.url.path
         else { return nil }
         return record
     }
 
     func write(_ part: DownloadPart) throws {
-        try JSONEncoder().encode(self).write(to: Self.file(part), options: .atomic)
+        try JSONEncoder().encode(self).write(to: part.recordFile, options: .atomic)
     }
 }
 
@@ -974,11 +973,10 @@ final class SplitPart {
     /// Bytes written in all ranges.
     var done: Int64 { spans.reduce(0) { $0 + $1.done } }
     var isComplete: Bool { spans.allSatisfy { $0.remaining == 0 } }
-    var recordFile: URL { PartFileRecord.file(part) }
 
     func save() throws {
         try PartFileRecord(validator: validator, path: part.url.path, total: total,
-                       ranges: spans.map { [$0.start, $0.end, $0.done] }).write(part)
+                           ranges: spans.map { [$0.start, $0.end, $0.done] }).write(part)
     }
 
     /// The split part an earlier run left, when its record and `.part` file are both there and the ranges are
@@ -986,7 +984,7 @@ final class SplitPart {
     static func resumed(_ part: DownloadPart) -> SplitPart? {
         guard let record = PartFileRecord.read(part), let ranges = record.ranges, let total = record.total, total > 0,
             let validator = record.validator,
-            FileManager.default.fileExists(atPath: part.destination.appendingPathExtension("part").path)
+            FileManager.default.fileExists(atPath: part.partFile.path)
         else { return nil }
         var spans: [ByteSpan] = []
         for range in ranges {

@@ -3,21 +3,19 @@ import Foundation
 import Testing
 @testable import ShelfCore
 
-/// One part fetched as byte ranges over several connections: the demo library on loopback, its part 1 of about
-/// 12 KB sent at 3,000 bytes a second on each connection (a server capping each connection), and ranges of at
-/// least 1,500 bytes.
-/// Values set from the downloader's callbacks and read by the test.
-private final class Shared<Value>: @unchecked Sendable {
+/// The bytes received as the downloader last reported them, read by the test's stop signal.
+private final class Received: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: Value
-    init(_ value: Value) { self.value = value }
-    func withLock<T>(_ body: (inout Value) -> T) -> T {
-        lock.lock()
-        defer { lock.unlock() }
-        return body(&value)
+    private var bytes: Int64 = 0
+    var value: Int64 {
+        get { lock.withLock { bytes } }
+        set { lock.withLock { bytes = newValue } }
     }
 }
 
+/// One part fetched as byte ranges over several connections: the demo library on loopback, its part 1 of about
+/// 12 KB sent at 3,000 bytes a second on each connection (a server capping each connection), and ranges of at
+/// least 1,500 bytes.
 @Suite(.timeLimit(.minutes(5))) struct RangedDownloadTests {
     static let book = DownloadFixture.bookID
 
@@ -27,12 +25,12 @@ private final class Shared<Value>: @unchecked Sendable {
     }
 
     /// The quick settings with small ranges over four connections, logging into `lines`.
-    private static func settings(_ lines: Shared<[String]>) -> DownloadSettings {
+    private static func settings(_ lines: WarningLog) -> DownloadSettings {
         var settings = DownloadFixture.quick
         settings.minimumSplit = 1_500
         settings.concurrency = 4
         settings.perHost = 4
-        settings.log = { line in lines.withLock { $0.append(line) } }
+        settings.log = { line in lines.append(line) }
         return settings
     }
 
@@ -40,7 +38,7 @@ private final class Shared<Value>: @unchecked Sendable {
         let fixture = DownloadFixture()
         try await fixture.start()
         await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 3_000), for: Self.book)
-        let lines = Shared<[String]>([])
+        let lines = WarningLog()
         let part = fixture.parts[0]
         let results = try PartDownloader(settings: Self.settings(lines)).run([part])
         let (requests, ranged, sent) = (
@@ -54,7 +52,7 @@ private final class Shared<Value>: @unchecked Sendable {
         // The first request was whole; the three idle connections each took a range of the rest (and a range
         // ending early may take half of the largest left, as aria2c does). The first connection is cut where the
         // second range starts: what the server had sent past it by then is all that came twice.
-        let told = lines.withLock { $0 }
+        let told = lines.lines
         #expect(told.first.map(Self.isSplitLine) == true, "\(told)")
         #expect(requests >= 4 && ranged == requests - 1, "\(requests) requests, \(ranged) ranged; \(told)")
         #expect(sent >= expected.count && sent < expected.count * 5 / 4, "\(sent) for \(expected.count)")
@@ -67,17 +65,17 @@ private final class Shared<Value>: @unchecked Sendable {
     private func interruptedSplit(_ fixture: DownloadFixture) async throws -> DownloadPart {
         await fixture.server.state.setAudioFaults(AudioFaults(parts: [1], bytesPerSecond: 3_000), for: Self.book)
         let part = fixture.parts[0]
-        let received = Shared<Int64>(0)
-        var settings = Self.settings(Shared<[String]>([]))
+        let received = Received()
+        var settings = Self.settings(WarningLog())
         let record = part.destination.appendingPathExtension("part.json")
         settings.stopSignal = { () -> Int32? in
-            guard received.withLock({ $0 }) >= 6_000, let data = try? Data(contentsOf: record),
+            guard received.value >= 6_000, let data = try? Data(contentsOf: record),
                 String(decoding: data, as: UTF8.self).contains("ranges")
             else { return nil }
             return SIGINT
         }
         #expect(throws: DownloadError.interrupted(signal: SIGINT)) {
-            _ = try PartDownloader(settings: settings).run([part]) { progress in received.withLock { $0 = progress.received } }
+            _ = try PartDownloader(settings: settings).run([part]) { progress in received.value = progress.received }
         }
         await fixture.server.state.setAudioFaults(AudioFaults(), for: Self.book)
         return part
@@ -104,7 +102,7 @@ private final class Shared<Value>: @unchecked Sendable {
             await fixture.server.state.partRequestCount(Self.book, part: 1),
             await fixture.server.state.partRangeRequestCount(Self.book, part: 1))
         // The next run asks only for what each range still lacks.
-        let results = try PartDownloader(settings: Self.settings(Shared<[String]>([]))).run([part])
+        let results = try PartDownloader(settings: Self.settings(WarningLog())).run([part])
         let again = await fixture.server.state.partRequestCount(Self.book, part: 1) - requests
         let againRanged = await fixture.server.state.partRangeRequestCount(Self.book, part: 1) - ranged
         let resent = await fixture.server.state.partBytesSent(Self.book, part: 1) - sent
@@ -123,12 +121,12 @@ private final class Shared<Value>: @unchecked Sendable {
         let part = try await interruptedSplit(fixture)
         // The server's copy changes: If-Range sends the whole new copy, and the ranges of the old are thrown away.
         await fixture.server.state.setAudioFaults(AudioFaults(changedParts: [1]), for: Self.book)
-        let lines = Shared<[String]>([])
+        let lines = WarningLog()
         let results = try PartDownloader(settings: Self.settings(lines)).run([part])
         let expected = try await fixture.serverBytes()[0]
         #expect(results[0] == .complete(bytes: Int64(expected.count)))
         #expect(try Data(contentsOf: part.destination) == expected)
-        #expect(lines.withLock { $0 } == [
+        #expect(lines.lines == [
             "part 1: the server ignored a byte range; fetching it again over one connection",
         ])
         await fixture.finish()
@@ -140,7 +138,7 @@ private final class Shared<Value>: @unchecked Sendable {
         // It says it takes ranges, and sends the whole part to each.
         await fixture.server.state.setAudioFaults(
             AudioFaults(parts: [1], bytesPerSecond: 3_000, ignoresRanges: true), for: Self.book)
-        let lines = Shared<[String]>([])
+        let lines = WarningLog()
         let part = fixture.parts[0]
         let results = try PartDownloader(settings: Self.settings(lines)).run([part])
         await fixture.server.state.setAudioFaults(AudioFaults(), for: Self.book)
@@ -148,7 +146,7 @@ private final class Shared<Value>: @unchecked Sendable {
         #expect(results[0] == .complete(bytes: Int64(expected.count)))
         #expect(try Data(contentsOf: part.destination) == expected)
         // One line says so; no second split.
-        let told = lines.withLock { $0 }
+        let told = lines.lines
         #expect(told.count == 2 && Self.isSplitLine(told[0]), "\(told)")
         #expect(told.last == "part 1: the server ignored a byte range; fetching it again over one connection", "\(told)")
         #expect(!FileManager.default.fileExists(atPath: part.destination.path + ".part.json"))
