@@ -14,18 +14,21 @@ private let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
 /// the sync waits to begin the next (nothing is being written then, so the copy is what `kill -9` would leave).
 @Suite(.timeLimit(.minutes(5))) struct KilledSyncTests {
     /// Every row of every table of the catalog but the undo journal, in a stable order.
-    static func dump(_ home: Home) throws -> [String] {
+    static func dump(_ home: Home, but skipped: [String] = []) throws -> [String] {
         let queue = try DatabaseQueue(path: home.database.path)
         return try queue.read { db in
             let tables = try String.fetchAll(db, sql: """
                 SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
                     AND name NOT IN ('step_undo', 'grdb_migrations') ORDER BY name
-                """)
+                """).filter { !skipped.contains($0) }
             return try tables.flatMap { table in
                 try Row.fetchAll(db, sql: "SELECT * FROM \(table)").map { "\(table) \($0)" }.sorted()
             }
         }
     }
+
+    /// Where a failed sync is recorded (the library's last sync, the run's line), which undoing keeps.
+    static let failureRecord = ["library", "sync_run"]
 
     /// What the catalog holds as a patron sees it: each title's id, state and entitlement, and the events told.
     static func catalog(_ store: Store) throws -> [String] {
@@ -203,5 +206,60 @@ private let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
             #expect(next.added == 1 && next.removed == 1, "\(next.line)")
         }
     }
-}
 
+    /// A local failure inside a step (here a trigger refusing one row, as a full disk or a damaged page would):
+    /// the step under way is rolled back and the steps before it are undone, so every table is as it was.
+    @Test(arguments: [
+        ("a title added back", "BEFORE INSERT ON edition WHEN NEW.entry_id = '\(janeEyre)'"),
+        ("a title removed in the last step", "BEFORE UPDATE OF in_catalog ON edition WHEN NEW.in_catalog = 0"),
+        ("a title's update", "BEFORE UPDATE OF title ON edition WHEN NEW.entry_id = '\(secretGarden)'"),
+    ])
+    func aSyncFailingInsideAStepUndoesEveryStep(_ what: String, _ trigger: String) async throws {
+        try await SyncFixture.with { fixture in
+            try await changedLibrary(fixture)
+            try fixture.store.write { db in
+                try db.execute(sql: "CREATE TRIGGER refuse \(trigger) BEGIN SELECT RAISE(ABORT, 'refused'); END")
+            }
+            let before = try Self.dump(fixture.test.home, but: Self.failureRecord)
+            let steps = Counter()
+            #expect("\(what)") {
+                try SyncEngine(store: fixture.store, home: fixture.test.home, options: options { _ in steps.add() })
+                    .sync(try fixture.store.library(named: "demo"))
+            } throws: { error in
+                "\(error)".contains("refused")
+            }
+            #expect(steps.value > 1, "\(what): the failure came at step \(steps.value + 1)")
+            // Only the failure is recorded: the library's last sync and the run's line say it failed.
+            #expect(try Self.dump(fixture.test.home, but: Self.failureRecord) == before, "\(what)")
+            #expect(try fixture.store.library(named: "demo").lastSyncStatus == "failed")
+            #expect(try fixture.store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM step_undo") } == 0)
+            try fixture.store.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+            let next = try SyncEngine(store: fixture.store, home: fixture.test.home, options: options(stepping: false))
+                .sync(try fixture.store.library(named: "demo"))
+            #expect(next.added == 1 && next.removed == 1, "\(what): \(next.line)")
+        }
+    }
+
+    @Test func aFirstSyncFailingInsideAStepLeavesTheLibraryEmpty() async throws {
+        try await SyncFixture.with { fixture in
+            try fixture.signIn()
+            try fixture.store.write { db in
+                try db.execute(sql: """
+                    CREATE TRIGGER refuse BEFORE INSERT ON edition WHEN NEW.entry_id = '\(warOfTheWorlds)'
+                    BEGIN SELECT RAISE(ABORT, 'refused'); END
+                    """)
+            }
+            let before = try Self.dump(fixture.test.home, but: Self.failureRecord)
+            let steps = Counter()
+            #expect {
+                try SyncEngine(store: fixture.store, home: fixture.test.home, options: options { _ in steps.add() })
+                    .sync(try fixture.store.library(named: "demo"))
+            } throws: { error in
+                "\(error)".contains("refused")
+            }
+            #expect(steps.value > 1, "the failure came at step \(steps.value + 1)")
+            #expect(try Self.dump(fixture.test.home, but: Self.failureRecord) == before)
+            #expect(try fixture.store.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM edition") } == 0)
+        }
+    }
+}
