@@ -9,8 +9,8 @@ enum Help {
         their next links are not followed: a warning says where, and nothing is removed that sync. A feed is \
         read to \(SyncOptions.defaultMaxPages) pages at most (--max-pages); past that, the sync stops and \
         nothing changes. Every page is read and kept on disk before anything is written: if a page fails, nothing \
-        changes and the error names the page. Then they are applied in short steps (about 150 ms each, a page \
-        with its titles in one), so your other commands (borrow, return, archive, library set, mark, the \
+        changes and the error names the page. Then they are applied in short steps (about 150 ms each, a long \
+        page in several), so your other commands (borrow, return, archive, library set, mark, the \
         player) never wait for a slow library; what you borrowed or returned after the sync read your loans \
         stands over that older feed. Removing titles and ending loans not seen is the last step, and only its \
         commit makes the sync's changes stand: a sync that fails while applying undoes its steps at once, and one \

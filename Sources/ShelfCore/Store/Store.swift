@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Why the local database could not be used.
 public enum StoreError: ShelfFailure, Equatable {
@@ -90,6 +91,10 @@ public final class Store: Sendable {
     let mirror: URL
     /// How many libraries came back from `libraries.json` as the store opened: the catalog database was missing.
     public let restoredLibraries: Int
+    /// How long writes to each database waited for another process's transaction.
+    private let catalogWaits = WriteWaits(), positionWaits = WriteWaits()
+    /// The longest wait of this store's writes for another process's transaction.
+    package var longestWriteWait: Duration { max(catalogWaits.longest, positionWaits.longest) }
 
     /// Opens (creating and migrating as needed) the databases in `home`; a home that exists but cannot be written
     /// opens read-only (`isReadOnly`).
@@ -106,7 +111,7 @@ public final class Store: Sendable {
         var current = home.database.path
         let readOnly = isReadOnly
         do {
-            queue = try Self.open(home.database.path, busyTimeout: busyTimeout, readOnly: readOnly) { db in
+            queue = try Self.open(home.database.path, busyTimeout: busyTimeout, waits: catalogWaits, readOnly: readOnly) { db in
                 // Rows of about 2 KB fill 16 KB pages with little slack, so a large sync writes far fewer pages.
                 // (It takes effect only when the database is created.)
                 if !readOnly { try db.execute(sql: "PRAGMA page_size = 16384") }
@@ -120,7 +125,8 @@ public final class Store: Sendable {
             // Damage is named before anything reads or writes through it (`StoreCheck`).
             try StoreCheck.verify(queue, file: home.database, notes: home.checkNotes)
             current = home.positionsDatabase.path
-            positionsQueue = try Self.open(home.positionsDatabase.path, busyTimeout: busyTimeout, readOnly: readOnly) { _ in }
+            positionsQueue = try Self.open(
+                home.positionsDatabase.path, busyTimeout: busyTimeout, waits: positionWaits, readOnly: readOnly) { _ in }
             try StoreCheck.verify(positionsQueue, file: home.positionsDatabase, notes: home.checkNotes)
             if readOnly {
                 // Nothing can be migrated: a store from an older shelf is read only once a writable home upgrades it.
@@ -196,10 +202,14 @@ public final class Store: Sendable {
     /// How a write waits for another process's transaction: it looks again every 4 ms, up to `timeout`. SQLite's own
     /// wait sleeps longer and longer, up to 100 ms a time, and so rarely looks during the short gaps a sync leaves
     /// between the steps of its apply: a patron's command waited seconds for a lock free a dozen times meanwhile.
-    static func waitForWriteLock(_ timeout: TimeInterval) -> Database.BusyCallback {
+    /// The time is the clock's, not the looks counted, so a loaded machine's late wake-ups do not stretch it; the
+    /// longest wait is kept in `waits`.
+    static func waitForWriteLock(_ timeout: TimeInterval, waits: WriteWaits) -> Database.BusyCallback {
         let interval = lockPollInterval
+        let limit = Duration.milliseconds(Int(timeout * 1000))
         return { tries in
-            guard Double(tries) * interval < timeout else { return false }
+            let waited = waits.note(first: tries == 0)
+            guard waited < limit else { return false }
             Thread.sleep(forTimeInterval: interval)
             return true
         }
@@ -209,7 +219,7 @@ public final class Store: Sendable {
     static let lockPollInterval: TimeInterval = 0.004
 
     private static func open(
-        _ path: String, busyTimeout: TimeInterval, readOnly: Bool = false, prepare: @escaping @Sendable (Database) throws -> Void
+        _ path: String, busyTimeout: TimeInterval, waits: WriteWaits = WriteWaits(), readOnly: Bool = false, prepare: @escaping @Sendable (Database) throws -> Void
     ) throws -> DatabaseQueue {
         if readOnly {
             // A read-only directory holds no -shm for the write-ahead log's index, nor can SQLite make one: the
@@ -224,7 +234,8 @@ public final class Store: Sendable {
             return try DatabaseQueue(path: Self.immutableURI(path), configuration: configuration)
         }
         var configuration = Configuration()
-        configuration.busyMode = busyTimeout <= 0 ? .immediateError : .callback(Self.waitForWriteLock(busyTimeout))
+        configuration.busyMode = busyTimeout <= 0
+            ? .immediateError : .callback(Self.waitForWriteLock(busyTimeout, waits: waits))
         configuration.foreignKeysEnabled = true
         configuration.label = "shelf"
         configuration.prepareDatabase { db in
@@ -370,4 +381,25 @@ public final class Store: Sendable {
         default: return .failed(reason: error.message ?? "\(error)")
         }
     }
+}
+
+/// The waits of one database's writes for another process's transaction (`Store.waitForWriteLock`), timed by the
+/// clock. A connection's writes wait one at a time.
+package final class WriteWaits: Sendable {
+    private struct Waiting { var started = ContinuousClock.now; var longest = Duration.zero }
+    private let state = Mutex(Waiting())
+
+    /// Notes one look for the lock (the first of a wait when `first`) and says how long this wait has lasted.
+    func note(first: Bool) -> Duration {
+        state.withLock { waiting in
+            let now = ContinuousClock.now
+            if first { waiting.started = now }
+            let waited = now - waiting.started
+            waiting.longest = max(waiting.longest, waited)
+            return waited
+        }
+    }
+
+    /// The longest wait so far.
+    package var longest: Duration { state.withLock { $0.longest } }
 }

@@ -409,6 +409,8 @@ public final class SyncEngine {
                     rootEntries += batch
                 } else {
                     for entry in batch { entries += count(try applier.apply(entry, pageID: pageID), into: &summary) }
+                    // A page of thousands of titles is several steps: what waits for the lock waits for a batch.
+                    try stepIfDue()
                 }
             case .pageEnd(let info, let pageEntries, let navigation, let digest):
                 try FeedPageRecord.finished(

@@ -1,0 +1,159 @@
+import DemoLibrary
+import Foundation
+import GRDB
+import Synchronization
+import Testing
+@testable import ShelfCore
+
+/// A sync holds the catalog's write lock only in the short steps of its apply (about 150 ms, a batch of a page's
+/// titles at least): the patron's writes come in between. The overlap is made sure of by the steps themselves, not by a clock: each of
+/// the patron's actions starts right after a step commits, so it meets the next step under way, and the sync goes
+/// on stepping after the last of them has finished.
+@Suite(.timeLimit(.minutes(10))) struct ApplyBesideThePatronTests {
+    private static let generated = 100_000
+
+    @Test func thePatronsWritesEachFinishWithinASecondWhileAHundredThousandTitlesAreApplied() async throws {
+        try await SyncFixture.with { fixture in
+            try await fixture.state.prepareAudio()
+            try fixture.signIn()
+            _ = try fixture.refresh(download: false)
+            let library = try fixture.store.library(named: "demo")
+            // Something to archive, a loan to return and a title to borrow, as in the patron's day.
+            let garden = try fixture.edition("7d3c000a")
+            let service = try CirculationService(
+                store: fixture.store, home: fixture.test.home, library: library, configuration: HTTPConfiguration())
+            _ = try service.borrow(garden)
+            _ = try DownloadRun(
+                store: fixture.store, home: fixture.test.home, library: library, configuration: HTTPConfiguration(),
+                attended: true
+            ).named(garden)
+
+            // A second library in the same home (the same store, the same write lock): 100,000 titles, every page at
+            // 400 ms, synced for the first time while the patron goes on with the first.
+            try await withDemoLibrary(DemoConfiguration(pageSize: 5_000, generatedEntries: Self.generated)) { big, url in
+                await big.state.setDelay(milliseconds: 400)
+                let bigLibrary = try fixture.store.addLibrary(name: "big", url: url)
+                try await Self.patronBeside(fixture, syncing: bigLibrary)
+            }
+        }
+    }
+
+    private static func patronBeside(_ fixture: SyncFixture, syncing library: Library) async throws {
+        // The patron, in a connection of their own (as another process is) that waits at most 1 s for the lock: a
+        // wait longer than that fails the action with "locked". Each wait is timed by the clock.
+        let patron = try Store(home: fixture.test.home, busyTimeout: 1)
+        let patronLibrary = try patron.library(named: "demo")
+        let home = fixture.test.home
+        // Each action opens what its command opens.
+        @Sendable func circulation() throws -> CirculationService {
+            try CirculationService(store: patron, home: home, library: patronLibrary, configuration: HTTPConfiguration())
+        }
+        let sherlock = try patron.resolveEdition("7d3c0002", in: patronLibrary)
+        let device = try patron.deviceID()
+        @Sendable func save(_ seconds: Double) throws {
+            try patron.savePosition(
+                ListeningPosition(part: 0, seconds: seconds, readingOrderItem: "part-1", device: device,
+                                  deviceName: nil, at: Date()),
+                of: sherlock, percent: 10, finished: false)
+        }
+        let actions: [(String, @Sendable () throws -> Void)] = [
+            ("the player's save", { try save(61) }),
+            ("return", { _ = try circulation().returnTitle(try patron.resolveEdition("7d3c0003", in: patronLibrary)) }),
+            ("borrow", { _ = try circulation().borrow(try patron.resolveEdition("7d3c0010", in: patronLibrary)) }),
+            ("follow", { _ = try patron.follow(.author, name: "Mary Shelley") }),
+            ("archive", { _ = try FulfilmentService(
+                store: patron, home: home, library: patronLibrary, configuration: HTTPConfiguration()
+            ).archive(try patron.resolveEdition("7d3c000a", in: patronLibrary)) }),
+            ("library set --keep 5", {
+                _ = try patron.setDownloadPolicy(name: "demo", policy: nil, keep: 5, maxBytes: nil)
+            }),
+            ("mark --played", { try patron.mark(try patron.resolveEdition("7d3c0001", in: patronLibrary), as: .finished) }),
+            ("the player's next save", { try save(62) }),
+        ]
+
+        // Each action waits for the sync's next step to commit, then runs while the step after it is under way.
+        let committed = StepSignal()
+        let taken = Mutex<[(String, Duration, Int)]>([])
+        let failures = Mutex<[String]>([])
+        let patronDone = DispatchSemaphore(value: 0)
+        @Sendable func act() {
+            defer { patronDone.signal() }
+            let clock = ContinuousClock()
+            for (name, action) in actions {
+                let step = committed.next()
+                let started = clock.now
+                do { try action() } catch { failures.withLock { $0.append("\(name): \(error)") } }
+                taken.withLock { $0.append((name, clock.now - started, step)) }
+            }
+        }
+        // The last step the patron may still be acting in; the sync waits there (between steps, holding nothing)
+        // until they are done, so whatever the machine's speed the sync is still applying when they finish.
+        let patronsLastStep = 2 * actions.count + 2
+        let steps = Counter()
+        var options = SyncOptions()
+        options.lockTimeout = 1
+        options.retry = SyncFixture.quickRetry
+        options.http.stallTimeout = 60
+        options.afterFetch = { Thread.detachNewThread(act) }
+        options.afterStep = { step in
+            steps.add()
+            committed.send(step)
+            if step == patronsLastStep { patronDone.wait() }
+        }
+        let sync = options
+        let summary = try await offloaded {
+            // A sync that ends early lets the patron's remaining actions go (they then find no step under way).
+            defer { committed.send(.max) }
+            return try SyncEngine(store: fixture.store, home: fixture.test.home, options: sync).sync(library)
+        }
+
+        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
+        let times = taken.withLock { $0 }
+        #expect(times.count == actions.count)
+        // No action waited a second for the lock (the busy timeout would have failed it), and none took long.
+        #expect(patron.longestWriteWait < .seconds(1), "the longest wait for the lock: \(patron.longestWriteWait)")
+        #expect(patron.longestWriteWait > .zero, "no action met a step under way")
+        for (name, took, _) in times { #expect(took < .seconds(5), "\(name) took \(took)") }
+        // Each action began right after a step, and the sync went on stepping after the last one.
+        #expect(Set(times.map(\.2)).count == actions.count, "\(times.map(\.2))")
+        #expect(steps.value > patronsLastStep, "the sync applied in \(steps.value) steps")
+        #expect(summary.added == Self.generated, "\(summary.line)")
+
+        // Nothing the patron did was undone by the sync, which applied every title.
+        let after = try patron.library(named: "demo")
+        #expect(after.keepFinished == 5)
+        #expect(try patron.archivedBy(try patron.resolveEdition("7d3c000a", in: after)) == .patron)
+        #expect(try patron.follows().contains { $0.name == "Mary Shelley" })
+        #expect(try patron.listeningState(of: sherlock).position?.seconds == 62)
+        #expect(try patron.listeningState(of: try patron.resolveEdition("7d3c0001", in: after)).consumption == .finished)
+        let loans = try patron.read { db in
+            try String.fetchAll(db, sql: """
+                SELECT e.entry_id FROM loan l JOIN edition e ON e.id = l.edition_id WHERE l.kind = 'loan'
+                """)
+        }
+        #expect(loans.contains("urn:uuid:7d3c0010-5a1e-4c6b-9f0e-d0c5e1f00010"), "\(loans)")
+        #expect(!loans.contains("urn:uuid:7d3c0003-5a1e-4c6b-9f0e-d0c5e1f00003"), "\(loans)")
+    }
+}
+
+/// Step numbers handed from the sync's thread to the patron's: `next()` waits for the next step committed after the
+/// call (a step sent while nobody waits is not kept).
+private final class StepSignal: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var last = 0
+
+    func send(_ step: Int) {
+        condition.lock()
+        last = step
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func next() -> Int {
+        condition.lock()
+        defer { condition.unlock() }
+        let seen = last
+        while last == seen { condition.wait() }
+        return last
+    }
+}
