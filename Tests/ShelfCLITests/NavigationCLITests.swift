@@ -224,6 +224,59 @@ import Testing
         #expect(whole.stderr.isEmpty)
     }
 
+    /// What a crawl bound kept reaches cron once: an event the first run the crawl stops at it, nothing more while it
+    /// does, news again once a whole crawl came between. In this process, as cron runs `shelf sync --quiet`.
+    @Test func aCrawlBoundIsOneEventWhileItHoldsAndNewsAgainWhenItReturns() async throws {
+        let maze = try FeedMaze(route: TwoFeeds().route)
+        let shelf = ShelfRunner()
+        defer {
+            maze.stop()
+            shelf.cleanUp()
+        }
+        let home = Home(directory: shelf.home)
+        let store = try Store(home: home)
+        try store.addLibrary(name: "two", url: try #require(URL(string: maze.base + "/")))
+        func refresh(feeds: Int?) throws -> SyncSummary {
+            var settings = RefreshSettings()
+            settings.sync.crawlFeeds = feeds
+            settings.sync.lockTimeout = 1
+            settings.noDownload = true
+            settings.attended = false
+            return try LibraryRefresh(store: store, home: home, settings: settings).run(try store.library(named: "two"))
+        }
+        #expect(try refresh(feeds: nil).added == 4)
+        var told: [[NoticeKind]] = []
+        for _ in 0..<3 { told.append(try refresh(feeds: 1).events.map(\.kind)) }
+        let whole = try refresh(feeds: nil)
+        told.append(whole.events.map(\.kind))
+        let again = try refresh(feeds: 1)
+        told.append(again.events.map(\.kind))
+        #expect(told == [[.syncWarning], [], [], [], [.syncWarning]])
+        #expect(whole.warnings.isEmpty && whole.crawlLimit == nil, "\(whole.warnings)")
+        #expect(again.crawlLimit == .feeds && again.removed == 0)
+        #expect(again.events.first?.text.hasPrefix("two: warning: the crawl stopped at its bound of 1 feed") == true,
+                "\(again.events.map(\.text))")
+    }
+
+    @Test func underQuietACrawlBoundIsOneLineTheFirstRunAndNothingTheNext() async throws {
+        let maze = try FeedMaze(route: TwoFeeds().route)
+        let shelf = ShelfRunner()
+        defer {
+            maze.stop()
+            shelf.cleanUp()
+        }
+        #expect(try await shelf.run(["library", "add", "two", maze.base + "/"]).status == 0)
+        #expect(try await shelf.run(["sync", "--quiet"]).stdout.isEmpty)
+        #expect(try await shelf.run(["library", "set", "two", "--crawl-feeds", "1", "--quiet"]).status == 0)
+        let first = try await shelf.run(["sync", "--quiet"])
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+        #expect(first.stdout == "two: warning: the crawl stopped at its bound of 1 feed (raise it with "
+                    + "`shelf library set two --crawl-feeds 2`); this sync was partial, so titles not seen were kept, "
+                    + "not removed\n", "\(first.stdout)")
+        let second = try await shelf.run(["sync", "--quiet"])
+        #expect(second.status == 0 && second.stdout.isEmpty && second.stderr.isEmpty, "\(second.stdout)\(second.stderr)")
+    }
+
     /// Three sections behind a navigation root: one reads, one answers 404, one an HTML page, until `fixed`. (A 5xx
     /// is skipped the same way once its retries are spent: minutes, too long for this test.)
     private final class DeadSections: Sendable {
