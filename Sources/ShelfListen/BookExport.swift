@@ -17,9 +17,9 @@ struct BookExport {
 
     /// Checks the title (an audiobook, not DRM-protected, every part on disk) and the target (not there, unless
     /// forced) before anything is read or written.
-    init(store: Store, library: Library, home: Home, query: String, target: URL, force: Bool) throws {
+    init(store: Store, library: Library, home: Home, edition: EditionRef, target: URL, force: Bool) throws {
         // A single file or a zip of files takes its chapters from the files, as `shelf listen` does, and keeps them.
-        let records = try ListenRecords(store: store, library: library, home: home, query: query)
+        let records = try ListenRecords(store: store, library: library, home: home, edition: edition)
         _ = try records.audiobook()
         source = try store.exportSource(records.edition, home: home)
         self.target = target.standardizedFileURL

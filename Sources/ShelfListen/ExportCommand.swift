@@ -21,9 +21,9 @@ public struct ExportCommand: ParsableCommand {
         let arguments = self.arguments
         let signals = SignalWatch()
         try withFailureHandling {
-            let (store, library) = try arguments.global.openLibrary()
+            let (store, library, edition) = try arguments.global.openEdition(arguments.id)
             let export = try BookExport(
-                store: store, library: library, home: arguments.global.resolvedHome, query: arguments.id,
+                store: store, library: library, home: arguments.global.resolvedHome, edition: edition,
                 target: URL(fileURLWithPath: arguments.m4b), force: arguments.force)
             let talk = !arguments.global.quiet && !arguments.json
             // The library's own settings: a cover on a server that asks for a plain HTTP login gets it.

@@ -23,7 +23,7 @@ public struct ListenCommand: ParsableCommand {
             // Connecting to a sound server takes a while: the store, the book and the library's positions are
             // read meanwhile. The device itself opens with the first decoded samples.
             let audio = Background { try AudioOutput.prepare() }
-            let (store, library) = try arguments.global.openLibrary()
+            let (store, library, edition) = try arguments.global.openEdition(arguments.id)
             let options = ListenOptions(
                 // A sample starts at its beginning unless asked otherwise: the book's own place is not the sample's.
                 from: arguments.from.flatMap(Clock.parse) ?? (arguments.sample && arguments.chapter == nil ? 0 : nil),
@@ -42,7 +42,7 @@ public struct ListenCommand: ParsableCommand {
                 log: arguments.global.logger)
             let session = try ListenSession(
                 store: store, library: library, home: arguments.global.resolvedHome,
-                configuration: arguments.global.httpConfiguration, query: arguments.id, options: options)
+                configuration: arguments.global.httpConfiguration, edition: edition, options: options)
             // FFmpeg and SDL have been loading meanwhile (PlaybackLibraries.preload): a broken installation is
             // one line now, not a "damaged" file for every part.
             do { try PlaybackLibraries.require() } catch let error as PlaybackError { throw ListenError.playback(error) }

@@ -8,9 +8,8 @@ struct ListenRecords {
     let store: Store
     let library: Library
     let home: Home
-    /// What the patron typed to name the title.
-    let query: String
-    /// The title, resolved once.
+    /// The title, resolved once at the command's edge (`GlobalOptions.openEdition`, which says when the id also
+    /// names another title).
     let edition: EditionRef
     /// This computer's device id, which every saved position carries.
     let device: String
@@ -27,13 +26,12 @@ struct ListenRecords {
         var trackingURL: String?
     }
 
-    init(store: Store, library: Library, home: Home, query: String) throws {
+    init(store: Store, library: Library, home: Home, edition: EditionRef) throws {
         self.store = store
         self.library = library
         self.home = home
-        self.query = query
+        self.edition = edition
         device = try store.deviceID()
-        edition = try store.resolveEdition(query, in: library)
         seen.consumption = try store.listeningState(of: edition).consumption
     }
 

@@ -48,12 +48,12 @@ final class ListenSession {
         if let sampleFolder { try? FileManager.default.removeItem(at: sampleFolder) }
     }
 
-    init(store: Store, library: Library, home: Home, configuration: HTTPConfiguration, query: String,
+    init(store: Store, library: Library, home: Home, configuration: HTTPConfiguration, edition: EditionRef,
          options: ListenOptions, clock: @escaping () -> Date = Date.init) throws {
         self.configuration = configuration
         self.options = options
         self.clock = clock
-        records = try ListenRecords(store: store, library: library, home: home, query: query)
+        records = try ListenRecords(store: store, library: library, home: home, edition: edition)
         // A sample keeps nothing of the session: not the place, the speed, a bookmark; only that it was heard.
         savesNothing = store.isReadOnly || options.sample
         if savesNothing {

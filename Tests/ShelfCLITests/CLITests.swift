@@ -271,6 +271,58 @@ extension CLIFixture {
         await fixture.finish()
     }
 
+    /// `9781488208676` is the whole id of one title and the end of another's (`urn:isbn:9781488208676`): every command
+    /// that names a title by it opens the whole match and says so on standard error, and the other title opens by
+    /// the id it is shown as.
+    @Test func anIDThatIsOneTitlesWholeIDAndTheEndOfAnothersOpensTheWholeMatchAndSaysSo() async throws {
+        let maze = try FeedMaze { path, _ in
+            path == "/" ? .atom(MazeFeed.books(id: "urn:isbns", [
+                ("urn:isbn:9781488208676", "The Prefixed One"), ("9781488208676", "The Bare One"),
+            ])) : nil
+        }
+        let shelf = ShelfRunner()
+        defer {
+            maze.stop()
+            shelf.cleanUp()
+        }
+        #expect(try await shelf.run(["library", "add", "isbns", maze.base + "/", "--no-check"]).status == 0)
+        let sync = try await shelf.run(["sync"])
+        #expect(sync.status == 0 && sync.stdout == "2 new, 0 updated, 0 removed\n", "\(sync.stdout)\(sync.stderr)")
+        struct Listed: Decodable {
+            var id: String
+            var shortID: String
+        }
+        let list = try await shelf.run(["list", "--json"])
+        let shown = Dictionary(uniqueKeysWithValues: try JSONDecoder().decode([Listed].self, from: Data(list.stdout.utf8))
+            .map { ($0.id, $0.shortID) })
+        let other = try #require(shown["urn:isbn:9781488208676"])
+        #expect(shown["9781488208676"] == "9781488208676" && other != "9781488208676", "\(shown)")
+        let note = "shelf: note: 9781488208676 is the whole id of one title and the end of another's "
+            + "(urn:isbn:9781488208676, shown as \(other)); this is the whole match\n"
+
+        let show = try await shelf.run(["show", "9781488208676"])
+        #expect(show.status == 0, "\(show.stderr)")
+        #expect(show.stdout.hasPrefix("The Bare One\n"), "\(show.stdout)")
+        #expect(show.stderr == note)
+        let json = try await shelf.run(["show", "9781488208676", "--json"])
+        #expect(try JSONDecoder.iso.decode(EditionDetail.self, from: Data(json.stdout.utf8)).summary.id == "9781488208676")
+        #expect(json.stderr == note)
+        let quiet = try await shelf.run(["show", "9781488208676", "--quiet"])
+        #expect(quiet.status == 0 && quiet.stderr.isEmpty, "\(quiet.stderr)")
+        // The other title, by the id it is shown as: no note, for nothing else is named by it.
+        let prefixed = try await shelf.run(["show", other])
+        #expect(prefixed.stdout.hasPrefix("The Prefixed One\n"), "\(prefixed.stdout)")
+        #expect(prefixed.stdout.contains("urn:isbn:9781488208676") && prefixed.stderr.isEmpty, "\(prefixed.stderr)")
+
+        // The player and the export name the title the same way, before finding it is not on disk.
+        let disk = ["SDL_AUDIODRIVER": "disk", "SDL_DISKAUDIOFILE": shelf.home.appendingPathComponent("out.raw").path]
+        let listen = try await shelf.run(["listen", "9781488208676", "--no-ui"], environment: disk)
+        #expect(listen.stderr.hasPrefix(note), "\(listen.stderr)")
+        let out = shelf.home.appendingPathComponent("book.m4b")
+        let export = try await shelf.run(["export", "9781488208676", "--m4b", out.path])
+        #expect(export.stderr.hasPrefix(note), "\(export.stderr)")
+    }
+
     @Test func statusShowsCountsAndWhatTheLastSyncChanged() async throws {
         let fixture = try await CLIFixture()
         _ = try await fixture.shelf.run(["sync", "--quiet"])

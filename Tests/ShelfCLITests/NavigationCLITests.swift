@@ -224,8 +224,61 @@ import Testing
         #expect(whole.stderr.isEmpty)
     }
 
-    /// Three sections behind a navigation root: one reads, one answers 404, one an HTML page, until `fixed`. (A 5xx
-    /// is skipped the same way once its retries are spent: minutes, too long for this test.)
+    /// What a crawl bound kept reaches cron once: an event the first run the crawl stops at it, nothing more while it
+    /// does, news again once a whole crawl came between. In this process, as cron runs `shelf sync --quiet`.
+    @Test func aCrawlBoundIsOneEventWhileItHoldsAndNewsAgainWhenItReturns() async throws {
+        let maze = try FeedMaze(route: TwoFeeds().route)
+        let shelf = ShelfRunner()
+        defer {
+            maze.stop()
+            shelf.cleanUp()
+        }
+        let home = Home(directory: shelf.home)
+        let store = try Store(home: home)
+        try store.addLibrary(name: "two", url: try #require(URL(string: maze.base + "/")))
+        func refresh(feeds: Int?) throws -> SyncSummary {
+            var settings = RefreshSettings()
+            settings.sync.crawlFeeds = feeds
+            settings.sync.lockTimeout = 1
+            settings.noDownload = true
+            settings.attended = false
+            return try LibraryRefresh(store: store, home: home, settings: settings).run(try store.library(named: "two"))
+        }
+        #expect(try refresh(feeds: nil).added == 4)
+        var told: [[NoticeKind]] = []
+        for _ in 0..<3 { told.append(try refresh(feeds: 1).events.map(\.kind)) }
+        let whole = try refresh(feeds: nil)
+        told.append(whole.events.map(\.kind))
+        let again = try refresh(feeds: 1)
+        told.append(again.events.map(\.kind))
+        #expect(told == [[.syncWarning], [], [], [], [.syncWarning]])
+        #expect(whole.warnings.isEmpty && whole.crawlLimit == nil, "\(whole.warnings)")
+        #expect(again.crawlLimit == .feeds && again.removed == 0)
+        #expect(again.events.first?.text.hasPrefix("two: warning: the crawl stopped at its bound of 1 feed") == true,
+                "\(again.events.map(\.text))")
+    }
+
+    @Test func underQuietACrawlBoundIsOneLineTheFirstRunAndNothingTheNext() async throws {
+        let maze = try FeedMaze(route: TwoFeeds().route)
+        let shelf = ShelfRunner()
+        defer {
+            maze.stop()
+            shelf.cleanUp()
+        }
+        #expect(try await shelf.run(["library", "add", "two", maze.base + "/"]).status == 0)
+        #expect(try await shelf.run(["sync", "--quiet"]).stdout.isEmpty)
+        #expect(try await shelf.run(["library", "set", "two", "--crawl-feeds", "1", "--quiet"]).status == 0)
+        let first = try await shelf.run(["sync", "--quiet"])
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+        #expect(first.stdout == "two: warning: the crawl stopped at its bound of 1 feed (raise it with "
+                    + "`shelf library set two --crawl-feeds 2`); this sync was partial, so titles not seen were kept, "
+                    + "not removed\n", "\(first.stdout)")
+        let second = try await shelf.run(["sync", "--quiet"])
+        #expect(second.status == 0 && second.stdout.isEmpty && second.stderr.isEmpty, "\(second.stdout)\(second.stderr)")
+    }
+
+    /// Four sections behind a navigation root: one reads, one answers 404, one an HTML page and one 503, until
+    /// `fixed`. The 503 asks to be tried again at once (`Retry-After: 0`), so its retries are spent in no time.
     private final class DeadSections: Sendable {
         let fixed = Mutex(false)
 
@@ -233,13 +286,16 @@ import Testing
             let fixed = self.fixed.withLock { $0 }
             switch path {
             case "/": return .atom(MazeFeed.navigation(id: "urn:dead", title: "Dead sections", links: [
-                ("A", "/a"), ("Popular", "/popular.xml"), ("Portal", "/portal"),
+                ("A", "/a"), ("Popular", "/popular.xml"), ("Portal", "/portal"), ("Busy", "/busy"),
             ]))
             case "/a": return .atom(MazeFeed.books(id: "urn:a", [("b1", "One"), ("b2", "Two")]))
             case "/popular.xml": return fixed ? .atom(MazeFeed.books(id: "urn:p", [("b3", "Three")])) : .notFound
             case "/portal":
                 return fixed ? .atom(MazeFeed.books(id: "urn:c", [("b5", "Five")]))
                     : FeedMaze.Reply(status: 200, contentType: "text/html", body: Data("<html><body>Log in</body></html>".utf8))
+            case "/busy":
+                return fixed ? .atom(MazeFeed.books(id: "urn:busy", [("b6", "Six")]))
+                    : FeedMaze.Reply(status: 503, contentType: "text/plain", body: Data("busy".utf8), headers: ["Retry-After": "0"])
             default: return nil
             }
         }
@@ -258,9 +314,12 @@ import Testing
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.hasPrefix("2 new, 0 updated, 0 removed\n"), "\(first.stdout)")
         let warnings = first.stderr.split(separator: "\n").filter { $0.contains("warning") }
-        #expect(warnings.count == 2, "\(first.stderr)")
+        #expect(warnings.count == 3, "\(first.stderr)")
         #expect(first.stderr.contains("skipped the feed \(maze.base)/popular.xml: it answered 404; its titles were kept"))
         #expect(first.stderr.contains("skipped the feed \(maze.base)/portal: it answered an HTML page, not a feed"))
+        #expect(first.stderr.contains("skipped the feed \(maze.base)/busy: it answered 503; its titles were kept"))
+        // The 503 was asked for again before it was given up.
+        #expect(maze.paths.filter { $0 == "/busy" }.count > 1, "\(maze.paths)")
         #expect(try await listed(shelf).map(\.title) == ["One", "Two"])
 
         // Under cron each is said once, as an event; the next runs say nothing while it lasts.
@@ -270,14 +329,14 @@ import Testing
         sections.fixed.withLock { $0 = true }
         let whole = try await shelf.run(["sync", "--quiet"])
         #expect(whole.status == 0, "\(whole.stderr)")
-        #expect(try await listed(shelf).map(\.title).sorted() == ["Five", "One", "Three", "Two"])
+        #expect(try await listed(shelf).map(\.title).sorted() == ["Five", "One", "Six", "Three", "Two"])
         sections.fixed.withLock { $0 = false }
         let again = try await shelf.run(["sync", "--quiet"])
-        #expect(again.stdout.split(separator: "\n").count == 2, "news again once it comes back: \(again.stdout) \(again.stderr)")
+        #expect(again.stdout.split(separator: "\n").count == 3, "news again once it comes back: \(again.stdout) \(again.stderr)")
         #expect(again.stdout.contains("dead: warning: skipped the feed \(maze.base)/popular.xml"), "\(again.stdout)")
         #expect(try await shelf.run(["sync", "--quiet"]).stdout.isEmpty)
         // Nothing was removed on account of the sections that failed.
-        #expect(try await listed(shelf).count == 4)
+        #expect(try await listed(shelf).count == 5)
     }
 
     @Test func aRootWithNoWayToAnyTitleFailsWithItsOwnStatus() async throws {

@@ -243,6 +243,45 @@ import Testing
         let afterLogin = try await fixture.shelf.run(["sync", "--quiet"])
         #expect(afterLogin.status == 0 && afterLogin.stderr.isEmpty, "\(afterLogin.stderr)")
         #expect(await asked() > beforeLogin)
+
+        // Backed off again; `library set` ends it whichever setting it changes, --sync-positions alone too.
+        await state.setFaults(PageFaults(status: 503, retryAfter: "3600"), page: 2)
+        for _ in 0..<2 { _ = try await fixture.shelf.run(["sync", "--quiet"]) }
+        #expect(try await fixture.shelf.run(["sync"]).stdout.hasPrefix("Skipped: demo failed 2 times in a row"))
+        await state.setFaults(PageFaults(), page: 2)
+        let positions = try await fixture.shelf.run(["library", "set", "demo", "--sync-positions", "off"])
+        #expect(positions.status == 0, "\(positions.stderr)")
+        let beforePositions = await asked()
+        let afterPositions = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(afterPositions.status == 0 && afterPositions.stderr.isEmpty, "\(afterPositions.stderr)")
+        #expect(await asked() > beforePositions)
+
+        // A fresh home whose library wants a sign-in (a catalog behind HTTP Basic): the sign-in wanted is the
+        // patron's to fix, so every sync asks the library again, and the first after `login` reads it.
+        let maze = try FeedMaze(basic: ("card", "pin")) { path, _ in
+            path == "/" ? .atom(MazeFeed.books(id: "urn:signed", [("b1", "One"), ("b2", "Two")])) : nil
+        }
+        let fresh = ShelfRunner()
+        defer {
+            maze.stop()
+            fresh.cleanUp()
+        }
+        #expect(try await fresh.run(["library", "add", "mylib", maze.base + "/"]).status == 0)
+        for run in 1...2 {
+            let before = maze.paths.count
+            let wanted = try await fresh.run(["sync"])
+            #expect(wanted.status == ShelfExit.needsSignIn.rawValue, "run \(run): \(wanted.stdout)\(wanted.stderr)")
+            #expect(wanted.stderr.contains("run `shelf login mylib`") && wanted.stdout.isEmpty, "run \(run): \(wanted.stdout)")
+            #expect(maze.paths.count > before, "run \(run) did not ask the library")
+        }
+        let signedIn = try await fresh.run(["login", "--username", "card", "--password-stdin"], input: "pin\n")
+        #expect(signedIn.status == 0 && signedIn.stdout.hasSuffix("Next: shelf sync\n"), "\(signedIn.stdout)\(signedIn.stderr)")
+        let synced = try await fresh.run(["sync"])
+        #expect(synced.status == 0, "\(synced.stderr)")
+        #expect(synced.stdout == "2 new, 0 updated, 0 removed\n", "\(synced.stdout)")
+        let listed = try await fresh.run(["list"])
+        #expect(listed.stdout.contains("One") && listed.stdout.contains("Two") && !listed.stdout.contains("Nothing yet"),
+                "\(listed.stdout)")
         await fixture.finish()
     }
 

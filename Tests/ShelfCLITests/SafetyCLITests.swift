@@ -217,4 +217,17 @@ import Testing
         #expect(try JSONDecoder.iso.decode([EditionSummary].self, from: Data(list.stdout.utf8)).count == 27)
         await fixture.finish()
     }
+
+    @Test func underQuietAnEmptyCatalogIsOneLineTheFirstRunAndNothingTheNext() async throws {
+        let fixture = try await CLIFixture()
+        #expect(try await fixture.shelf.run(["sync", "--quiet"]).stdout.isEmpty)
+        for title in await fixture.server.state.catalog.titles { try await fixture.server.state.remove(id: title.id) }
+        let first = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(first.status == 0 && first.stderr.isEmpty, "\(first.stderr)")
+        #expect(first.stdout == "demo: warning: the catalog came back empty; kept the 27 titles already stored (run sync "
+                    + "again later)\n", "\(first.stdout)")
+        let second = try await fixture.shelf.run(["sync", "--quiet"])
+        #expect(second.status == 0 && second.stdout.isEmpty && second.stderr.isEmpty, "\(second.stdout)\(second.stderr)")
+        await fixture.finish()
+    }
 }

@@ -26,14 +26,12 @@ extension Shelf {
 
         func run() throws {
             try withFailureHandling {
-                let (store, library) = try global.openLibrary()
-                var detail = try store.edition(id, in: library)
+                let (store, library, edition) = try global.openEdition(id)
+                var detail = try store.edition(edition)
                 detail.summary = try store.withHoldWaits([detail.summary], library: library)[0]
                 if output.json { return try Output.json(detail) }
                 // The table of contents of a downloaded book: the library's, or the one read from its files.
-                let book = detail.parts.isEmpty ? nil : try? store.audiobook(
-                    try store.resolveEdition(detail.summary.id, in: library), home: global.resolvedHome)
-                let edition = try store.resolveEdition(detail.summary.id, in: library)
+                let book = detail.parts.isEmpty ? nil : try? store.audiobook(edition, home: global.resolvedHome)
                 let heard = try? store.sampleHeard(edition)
                 if !noCover, !global.quiet,
                     let file = Cover.file(in: global.resolvedHome.files(library: edition.libraryID, edition: edition.rowID)),

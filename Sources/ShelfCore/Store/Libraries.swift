@@ -182,11 +182,13 @@ extension Store {
         }
     }
 
-    /// Sets the patron's switch for syncing positions with the library (nil: as its patron profile says).
+    /// Sets the patron's switch for syncing positions with the library (nil: as its patron profile says). Like every
+    /// other setting, it ends the library's back-off.
     public func setSyncPositions(name: String, _ on: Bool?) throws -> Library {
         try write { db in
             let library = try Self.library(db, name: name)
             try db.execute(sql: "UPDATE library SET sync_positions = ? WHERE id = ?", arguments: [on, library.id])
+            try Self.deleteStreak(db, libraryID: library.id, editionID: nil)
             return try Self.library(db, name: name)
         }
     }

@@ -27,8 +27,11 @@ final class FeedMaze: @unchecked Sendable {
     private let requests = Log()
     private let thread: Thread
 
-    /// Starts serving `route(path-and-query)`; nil is a 404.
-    init(route: @escaping @Sendable (_ path: String, _ base: String) -> Reply?) throws {
+    /// Starts serving `route(path-and-query)`; nil is a 404. With `basic` (user name and password), every request
+    /// without them in HTTP Basic is answered 401 with a Basic challenge, as a catalog behind a sign-in is.
+    init(basic: (user: String, password: String)? = nil,
+         route: @escaping @Sendable (_ path: String, _ base: String) -> Reply?) throws {
+        let authorization = basic.map { "Basic " + Data("\($0.user):\($0.password)".utf8).base64EncodedString() }
         let listener = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard listener >= 0 else { throw CalibreServer.Failure("socket failed") }
         var yes: Int32 = 1
@@ -56,7 +59,7 @@ final class FeedMaze: @unchecked Sendable {
                 guard client >= 0 else { return }
                 // A connection of its own thread: a client may keep one idle while it opens another.
                 Thread {
-                    Self.serve(client, base: base, route: route, requests: requests)
+                    Self.serve(client, base: base, authorization: authorization, route: route, requests: requests)
                     close(client)
                 }.start()
             }
@@ -76,7 +79,7 @@ final class FeedMaze: @unchecked Sendable {
     }
 
     private static func serve(
-        _ client: Int32, base: String, route: (String, String) -> Reply?, requests: Log
+        _ client: Int32, base: String, authorization: String?, route: (String, String) -> Reply?, requests: Log
     ) {
         // Keep-alive: answer requests on this connection until the client closes it.
         var buffer = Data()
@@ -99,6 +102,10 @@ final class FeedMaze: @unchecked Sendable {
             }
             requests.paths.withLock { $0.append(target) }
             var reply = route(target, base) ?? .notFound
+            if let authorization, fields["authorization"] != authorization {
+                reply = Reply(status: 401, contentType: "text/plain", body: Data("sign in".utf8),
+                              headers: ["WWW-Authenticate": #"Basic realm="maze""#])
+            }
             let tag = "\"\(reply.body.count)-\(reply.body.prefix(4096).hashValue)-\(reply.body.suffix(4096).hashValue)\""
             if reply.status == 200 {
                 reply.headers["ETag"] = reply.headers["ETag"] ?? tag

@@ -257,6 +257,33 @@ extension SyncFixture {
         }
     }
 
+    /// A catalog that comes back empty keeps the titles stored: an event the first run, nothing more while it
+    /// lasts, news again once it came back and went again.
+    @Test func anEmptyCatalogIsOneEventWhileItLastsAndNewsAgainWhenItReturns() async throws {
+        try await SyncFixture.with { fixture in
+            _ = try fixture.refresh(download: false)
+            let titles = await fixture.state.catalog.titles
+            func empty() async throws { for title in titles { try await fixture.state.remove(id: title.id) } }
+            try await empty()
+            var told: [[NoticeKind]] = []
+            for _ in 0..<3 { told.append(try fixture.refresh(download: false).events.map(\.kind)) }
+            for title in titles { try await fixture.state.add(title) }
+            let back = try fixture.refresh(download: false)
+            told.append(back.events.map(\.kind))
+            try await empty()
+            let again = try fixture.refresh(download: false)
+            told.append(again.events.map(\.kind))
+            #expect(told == [[.syncWarning], [], [], [], [.syncWarning]])
+            #expect(back.warnings.isEmpty && back.removed == 0, "\(back.warnings)")
+            #expect(again.warnings.contains { $0.hasPrefix("the catalog came back empty; kept the 27 titles already stored") },
+                    "\(again.warnings)")
+            #expect(again.events.first?.text.hasPrefix("demo: warning: the catalog came back empty") == true)
+            // Kept all along.
+            #expect(again.removed == 0)
+            #expect(try fixture.store.summary(of: try fixture.edition(warOfTheWorlds)).inCatalog)
+        }
+    }
+
     /// A server paging for ever (a new `next` on every page, repeating titles) is read until its pages stop bringing
     /// titles not seen this sync, not to the 100,000-page bound: a warning, once an event, and nothing removed.
     @Test func endlessPaginationEndsWhenPagesStopBringingNewTitles() async throws {

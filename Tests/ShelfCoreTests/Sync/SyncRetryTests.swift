@@ -113,6 +113,36 @@ import Testing
         #expect(!RetryPolicy.isTransient(status: 404) && !RetryPolicy.isTransient(status: 401))
     }
 
+    /// The back-off across runs is for the library's server alone: of every exit status a failure can carry, only
+    /// no answer (offline, a timeout) and the server's own failure (5xx, a reset, a 429) start or extend it; a sign-in
+    /// wanted, a refusal, a full disk or anything else on this computer never does.
+    @Test func onlyTheServersOwnFailuresBackALibraryOff() {
+        struct Failed: ShelfFailure {
+            let exitCode: ShelfExit
+            var description: String { "failed with exit status \(exitCode.rawValue)" }
+        }
+        let backing = ShelfExit.allCases.filter { SyncEngine.backsOff(Failed(exitCode: $0)) }
+        #expect(backing == [.offline, .serverError])
+        // The failures a sync meets, as they come (a page's failure carries its reason's status).
+        let url = "http://127.0.0.1/crawlable"
+        let servers: [any ShelfFailure] = [
+            NetworkError.httpStatus(url: url, status: 503), NetworkError.timedOut(host: "127.0.0.1"),
+            NetworkError.offline(host: "127.0.0.1", reason: "connection refused"),
+            NetworkError.truncated(url: url, reason: "connection reset"), NetworkError.rateLimited(url: url, wait: 60),
+            SyncError.page(feed: "catalog", page: 2, url: url, reason: NetworkError.httpStatus(url: url, status: 502)),
+        ]
+        for failure in servers { #expect(SyncEngine.backsOff(failure), "\(failure)") }
+        let patrons: [any ShelfFailure] = [
+            CirculationError.signInNeeded(library: "demo", how: "its authentication document"),
+            NetworkError.httpStatus(url: url, status: 401), NetworkError.httpStatus(url: url, status: 403),
+            NetworkError.httpStatus(url: url, status: 404), NetworkError.tls(host: "127.0.0.1", reason: "expired"),
+            StoreError.diskFull(path: "/home/shelf.sqlite", mountPoint: "/home"),
+            DownloadError.diskFull(path: "/home/part", mountPoint: "/home"), SyncError.busy(pid: 42),
+            SyncError.page(feed: "catalog", page: 2, url: url, reason: NetworkError.httpStatus(url: url, status: 401)),
+        ]
+        for failure in patrons { #expect(!SyncEngine.backsOff(failure), "\(failure)") }
+    }
+
     /// A server that stalls each attempt (a slowloris) is told with the time the attempts took, and the budget
     /// bounds them: only lower bounds of time are asserted, which a busy machine can only make larger.
     @Test func stalledAttemptsCountInTheTimeToldAndAgainstTheBudget() throws {
