@@ -190,6 +190,51 @@ import Testing
         await fixture.finish()
     }
 
+    /// A title a stopped shelf left in Clearing (its state changed, its files not yet removed, as a kill between the
+    /// two leaves it) is downloaded again by name and by `--all`: the removal is finished first, in the patron's
+    /// words, with no internal event's name.
+    @Test func aTitleLeftInClearingIsDownloadedAgainByNameAndByAll() async throws {
+        let fixture = try await ready()
+        #expect(try await fixture.shelf.run(["borrow", "7d3c0010"]).status == 0)
+        for id in ["7d3c0002", "7d3c0010"] {
+            let download = try await fixture.shelf.run(["download", id])
+            #expect(download.status == 0, "\(download.stderr)")
+        }
+        let home = Home(directory: fixture.shelf.home)
+        let store = try Store(home: home)
+        let library = try store.library(named: "demo")
+        /// Leaves `id` as a shelf killed half-way through archiving it does, with a file it had not removed yet.
+        func leftInClearing(_ id: String) throws -> URL {
+            let edition = try store.resolveEdition(id, in: library)
+            try store.write { db in
+                try db.execute(sql: "UPDATE edition SET state = 'clearing' WHERE id = ?", arguments: [edition.rowID])
+            }
+            let stale = home.files(library: library.id, edition: edition.rowID).appendingPathComponent("left-behind")
+            try Data("stale".utf8).write(to: stale)
+            return stale
+        }
+
+        let sherlockLeft = try leftInClearing("7d3c0002")
+        let byName = try await fixture.shelf.run(["download", "7d3c0002"])
+        #expect(byName.status == 0, "\(byName.stderr)")
+        #expect(byName.stdout.hasPrefix("Downloaded The Adventures of Sherlock Holmes"), "\(byName.stdout)")
+        #expect(byName.stderr.isEmpty, "\(byName.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: sherlockLeft.path))
+
+        let janeLeft = try leftInClearing("7d3c0010")
+        let all = try await fixture.shelf.run(["download", "--all"])
+        #expect(all.status == 0, "\(all.stderr)")
+        #expect(all.stdout.split(separator: "\n").count == 1 && all.stdout.hasPrefix("Downloaded Jane Eyre"), "\(all.stdout)")
+        #expect(all.stderr.isEmpty, "\(all.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: janeLeft.path))
+        for id in ["7d3c0002", "7d3c0010"] {
+            #expect(try store.lifecycle(of: try store.resolveEdition(id, in: library)).state == .downloaded)
+            let show = try await fixture.shelf.run(["show", id])
+            #expect(show.stdout.contains("Clearing → New") && !show.stdout.contains("downloadRequested"), "\(show.stdout)")
+        }
+        await fixture.finish()
+    }
+
     @Test func theQueueKeepsFailedTitlesInOrderAndDownloadAllDrainsIt() async throws {
         let fixture = try await ready()
         let sherlock = "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002"
