@@ -30,8 +30,12 @@ extension Shelf {
                 The ID column is a short id to type: a UUID's first 8 characters, more when another title of the \
                 library shares them (as git widens a commit's); an ISBN or another plain token (letters, digits, \
                 '.', '_', '-', at most 24) whole; for any other id, such as a loans feed's \
-                .../works/?urn=urn%3A...%2F44977, the first 8 of 16 hex digits of a hash of the id. shelf show \
-                and the other commands take it, the start of it, the id's end, or the whole id.
+                .../works/?urn=urn%3A...%2F44977, the first 8 of 16 hex digits of a hash of the id. Titles whose \
+                ids end alike (urn:x:1 and urn:y:1; 9781488208676 and urn:isbn:9781488208676) are each shown by \
+                the shortest end of their id, cut at a ':' or '/', that no other id ends with (x:1, y:1), or by \
+                the whole id: a shown id always leads back to its own title. shelf show and the other commands \
+                take it, the start of it, the id's end, or the whole id; an id that is one title's whole id and \
+                the end of another's opens the whole match, and says so on standard error.
                 """)
 
         @OptionGroup var global: GlobalOptions

@@ -11,7 +11,9 @@ extension Shelf {
             discussion: """
                 ID is the title's Atom id, its short id as shelf list shows it (or the start of that), the end of \
                 the id, or any other unique part of it (an ISBN, the start of a UUID). All but the last are looked \
-                up in an index; any other part is looked for in every id.
+                up in an index; any other part is looked for in every id. An id that is one title's whole id and \
+                the end of another's (9781488208676 beside urn:isbn:9781488208676) opens the whole match and says \
+                so on standard error.
 
                 A downloaded title's cover (kept with its files) is drawn above its details on a terminal: as an \
                 image where the terminal shows them (kitty, sixel), else in coloured characters, by Debian's chafa. \
