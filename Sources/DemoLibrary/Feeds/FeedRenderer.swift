@@ -7,9 +7,8 @@ struct FeedRenderer: Sendable {
     let libraryName: String
     /// The work fulfilled as `application/audiobook+zip` instead of a manifest.
     var packagedAudiobookID: String?
-    /// Loans are fulfilled through an ODL templated link (`odl:tlink`, `…/fulfill{?id,checkout_id,patron_id,client_id}`), as an
-    /// ODL distributor's feed has them.
-    var templatedFulfilment = false
+    /// How a loan's fulfil link is written: plain, an ODL templated link, or both (`DemoState.setFulfilLinks`).
+    var fulfilLinks = DemoFulfilLinks.plain
     /// Single files are linked as a plain web server's static catalog links them (`DemoState.setPlainFiles`).
     var plainFiles = false
 
@@ -268,14 +267,22 @@ struct FeedRenderer: Sendable {
             out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
             out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </link>\n"
         case .loan(let loan):
-            let href = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill" + (templatedFulfilment ? "{?id,checkout_id,patron_id,client_id}" : "")
-            let element = templatedFulfilment ? "odl:tlink" : "link"
-            out += "    <\(element) href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition\""
-                + " type=\"\(pool.openAccess ? contentType : drmType)\">\n"
-            if !pool.openAccess { out += "      <opds:indirectAcquisition type=\"\(contentType)\"/>\n" }
-            out += "      <opds:availability status=\"available\"" + period(loan) + "/>\n"
-            out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
-            out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </\(element)>\n"
+            let plain = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill"
+            let templated = t.acquisitionHref.map(resolve) ?? workPath + "/fulfill{?id,checkout_id,patron_id,client_id}"
+            // With both, the template comes first: a client that follows the first link it meets takes the template.
+            let links: [(element: String, href: String)] = switch fulfilLinks {
+            case .plain: [("link", plain)]
+            case .templated: [("odl:tlink", templated)]
+            case .templatedAndPlain: [("odl:tlink", templated), ("link", plain)]
+            }
+            for (element, href) in links {
+                out += "    <\(element) href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition\""
+                    + " type=\"\(pool.openAccess ? contentType : drmType)\">\n"
+                if !pool.openAccess { out += "      <opds:indirectAcquisition type=\"\(contentType)\"/>\n" }
+                out += "      <opds:availability status=\"available\"" + period(loan) + "/>\n"
+                out += "      <opds:holds total=\"\(pool.holdsTotal)\"/>\n"
+                out += "      <opds:copies total=\"\(pool.copiesTotal)\" available=\"\(pool.copiesAvailable)\"/>\n    </\(element)>\n"
+            }
         case .hold(let loan):
             let href = t.acquisitionHref.map(resolve) ?? workPath + "/borrow"
             out += "    <link href=\"\(xmlEscaped(href))\" rel=\"http://opds-spec.org/acquisition/borrow\""

@@ -35,6 +35,13 @@ extension DemoState {
         change(&switches)
     }
 
+    /// Writes each loan's fulfil link plain, as an ODL templated link (`odl:tlink
+    /// href="…/fulfill{?id,checkout_id,patron_id,client_id}"`), or as both; pages rendered before are dropped.
+    public func setFulfilLinks(_ links: DemoFulfilLinks) {
+        renderer.fulfilLinks = links
+        cache.removeAll()
+    }
+
     /// Turns every fault off.
     public func clearSwitches() {
         switches = DemoSwitches()

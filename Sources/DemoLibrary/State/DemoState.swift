@@ -135,18 +135,11 @@ public actor DemoState {
     func setBaseURL(_ url: URL) {
         var base = url.absoluteString
         if !base.hasSuffix("/") { base += "/" }
-        let (templated, plain) = (renderer.templatedFulfilment, renderer.plainFiles)
+        let (links, plain) = (renderer.fulfilLinks, renderer.plainFiles)
         renderer = FeedRenderer(base: base, libraryName: configuration.libraryName,
                                 packagedAudiobookID: configuration.packagedAudiobookID)
-        renderer.templatedFulfilment = templated
+        renderer.fulfilLinks = links
         renderer.plainFiles = plain
-        cache.removeAll()
-    }
-
-    /// Fulfils loans through an ODL templated link (`odl:tlink href="…/fulfill{?id,checkout_id,patron_id,client_id}"`) instead
-    /// of a plain one; pages rendered before are dropped.
-    public func setTemplatedFulfilment(_ on: Bool) {
-        renderer.templatedFulfilment = on
         cache.removeAll()
     }
 

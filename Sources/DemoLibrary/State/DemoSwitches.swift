@@ -114,6 +114,17 @@ public struct PageFaults: Codable, Sendable, Equatable {
     }
 }
 
+/// How a loan's fulfil link is written in the loans feed and the loan's entry.
+public enum DemoFulfilLinks: String, Codable, Sendable {
+    /// A plain `link` to `…/fulfill`, as a Palace circulation manager writes it.
+    case plain
+    /// An ODL templated link (`odl:tlink`) to `…/fulfill{?id,checkout_id,patron_id,client_id}`, as an ODL
+    /// distributor's feed has it.
+    case templated
+    /// The templated link, then a plain one to the same fulfilment: a client may follow either.
+    case templatedAndPlain
+}
+
 /// The fault switches of a running demo library; JSON at `/_demo/switches`.
 public struct DemoSwitches: Codable, Sendable, Equatable {
     /// Delay before every response, in milliseconds.

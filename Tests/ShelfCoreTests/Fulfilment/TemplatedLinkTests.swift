@@ -26,7 +26,7 @@ import Testing
     @Test func aLoanWhoseFulfilLinkIsATemplateIsDownloadedThroughItsExpansion() async throws {
         try await SyncFixture.with { fixture in
             try await fixture.state.prepareAudio()
-            await fixture.state.setTemplatedFulfilment(true)
+            await fixture.state.setFulfilLinks(.templated)
             _ = try fixture.refresh(download: false)
             try fixture.signIn()
             _ = try fixture.refresh(download: false)
@@ -46,6 +46,37 @@ import Testing
             #expect(expanded.range(of: "&checkout_id=[0-9a-f-]{36}&", options: .regularExpression) != nil, "\(expanded)")
             // The card number is never in the link: the patron's id is a digest of it.
             #expect(!expanded.contains("demo") && !targets.contains { $0.contains("%7B") || $0.contains("{") }, "\(targets)")
+        }
+    }
+
+    @Test func aLoanWithBothATemplatedAndAPlainFulfilLinkIsDownloadedThroughThePlainOne() async throws {
+        try await SyncFixture.with { fixture in
+            try await fixture.state.prepareAudio()
+            // The template comes first in the feed: taking the first link would follow it.
+            await fixture.state.setFulfilLinks(.templatedAndPlain)
+            _ = try fixture.refresh(download: false)
+            try fixture.signIn()
+            _ = try fixture.refresh(download: false)
+            let edition = try fixture.edition("urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f00002")
+            // Both links were stored: which one is followed is the download's choice.
+            let hrefs = try fixture.store.loanAcquisitions(of: edition).map(\.href).filter { $0.contains("/fulfill") }
+            #expect(hrefs.count == 2 && hrefs.filter(URITemplate.isTemplate).count == 1, "\(hrefs)")
+            await fixture.state.resetStats()
+            let library = try fixture.store.library(named: "demo")
+            let run = try DownloadRun(
+                store: fixture.store, home: fixture.test.home, library: library, configuration: HTTPConfiguration(),
+                attended: true)
+            let outcome = try run.named(edition)
+            guard case .downloaded = outcome.result else {
+                Issue.record("not downloaded: \(outcome.line)")
+                return
+            }
+            #expect(try fixture.store.summary(of: edition).state == .downloaded)
+            // One request to the plain link; none to the template, whose expansion always has a query (`?id=…`).
+            let fulfils = await fixture.state.stats.requests.filter { $0.key.contains("/fulfill") }
+            #expect(fulfils.count == 1 && fulfils.first?.key.hasSuffix("/fulfill") == true && fulfils.first?.value == 1,
+                    "\(fulfils)")
+            #expect(!fulfils.keys.contains { $0.contains("?") || $0.contains("%7B") || $0.contains("{") }, "\(fulfils)")
         }
     }
 }

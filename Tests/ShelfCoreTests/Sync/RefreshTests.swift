@@ -9,6 +9,7 @@ private let frankenstein = "urn:uuid:7d3c0003-5a1e-4c6b-9f0e-d0c5e1f00003"
 private let janeEyre = "urn:uuid:7d3c0010-5a1e-4c6b-9f0e-d0c5e1f00010"
 private let secretGarden = "urn:uuid:7d3c000a-5a1e-4c6b-9f0e-d0c5e1f0000a"
 private let warOfTheWorlds = "urn:uuid:7d3c000c-5a1e-4c6b-9f0e-d0c5e1f0000c"
+private let timeMachine = "urn:uuid:7d3c0006-5a1e-4c6b-9f0e-d0c5e1f00006"
 
 extension SyncFixture {
     /// One unattended refresh of the demo library, as cron runs it (`shelf sync --quiet`), in this process.
@@ -63,6 +64,8 @@ extension SyncFixture {
             _ = try await fixture.state.borrow(secretGarden, as: "demo")
             _ = try await fixture.state.borrow(warOfTheWorlds, as: "demo")
             _ = try fixture.store.setDownloadPolicy(name: "demo", policy: .all, keep: 1, maxBytes: 1 << 30)
+            // H. G. Wells is followed: under `all`, a free title of his new to the catalog is downloaded too.
+            try fixture.store.follow(.author, name: "H. G. Wells")
             // Sherlock is finished before The Secret Garden: the keep rule archives it first.
             try fixture.store.mark(try fixture.edition(sherlock), as: .finished)
 
@@ -78,7 +81,12 @@ extension SyncFixture {
             #expect(try s == fixture.storedBytes(sherlock) && w == fixture.storedBytes(warOfTheWorlds))
             try fixture.store.mark(try fixture.edition(secretGarden), as: .finished)
             try await run()  // 2: two finished, keep 1: Sherlock archived
-            try await run()  // 3: nothing (Sherlock stays archived)
+            var moon = try #require(await fixture.state.title(id: timeMachine))
+            (moon.id, moon.title) = ("urn:uuid:7d3c0030-5a1e-4c6b-9f0e-d0c5e1f00030", "The First Men in the Moon")
+            try await fixture.state.add(moon)
+            try await run()  // 3: the followed author's new free title downloaded (Sherlock stays archived)
+            let f = await fixture.sent(moon.id)
+            #expect(try f == fixture.storedBytes(moon.id))
             let service = try FulfilmentService(
                 store: fixture.store, home: fixture.test.home, library: try fixture.store.library(named: "demo"),
                 configuration: HTTPConfiguration())
@@ -97,9 +105,10 @@ extension SyncFixture {
             #expect(try m == fixture.storedBytes(janeEyre))
             try fixture.store.mark(try fixture.edition(janeEyre), as: .finished)
             try await run()  // 9: two finished, keep 1: The Secret Garden archived
-            try await run()  // 10: nothing
+            try await fixture.state.touch(id: secretGarden)
+            try await run()  // 10: the title the keep rule archived was updated: an event, not a download
 
-            #expect(s > 1024 && g > 1024 && w > 1024 && m > 1024)
+            #expect(s > 1024 && g > 1024 && w > 1024 && m > 1024 && f > 1024)
             let expected: [(told: [String], bytes: Int)] = [
                 ([
                     "downloaded The Adventures of Sherlock Holmes", "downloaded The Secret Garden",
@@ -107,14 +116,14 @@ extension SyncFixture {
                     "new-loan The Secret Garden", "new-loan The War of the Worlds",
                 ], s + g + w),
                 (["archived The Adventures of Sherlock Holmes"], 0),
-                ([], 0),
+                (["downloaded The First Men in the Moon", "new-title The First Men in the Moon"], f),
                 ([], 0),
                 (["download-failed Jane Eyre", "ended The Adventures of Sherlock Holmes", "new-loan Jane Eyre"], 0),
                 ([], 0),
                 (["updated The War of the Worlds"], 0),
                 (["downloaded Jane Eyre"], m),
                 (["archived The Secret Garden"], 0),
-                ([], 0),
+                (["updated The Secret Garden"], 0),
             ]
             #expect(runs.count == expected.count)
             for (index, (actual, wanted)) in zip(runs, expected).enumerated() {
@@ -123,7 +132,7 @@ extension SyncFixture {
             }
             // No title was fetched twice: each sent its bytes once, in the run that downloaded it (a size asked for
             // the budget is a HEAD, with no body).
-            for (id, size) in [(sherlock, s), (secretGarden, g), (warOfTheWorlds, w), (janeEyre, m)] {
+            for (id, size) in [(sherlock, s), (secretGarden, g), (warOfTheWorlds, w), (janeEyre, m), (moon.id, f)] {
                 #expect(await fixture.sent(id) == size, "\(id)")
             }
             // Each archive is said in the patron's terms, and the update tells how to get it.
@@ -131,6 +140,9 @@ extension SyncFixture {
             #expect(events.contains { $0.text.hasPrefix("The Adventures of Sherlock Holmes: archived to keep 1 finished title") })
             #expect(events.contains {
                 $0.text.hasPrefix("The War of the Worlds: updated by the publisher; you archived it, so it was not downloaded")
+            })
+            #expect(events.contains {
+                $0.text.hasPrefix("The Secret Garden: updated by the publisher; it was archived when finished, so it was not downloaded")
             })
             #expect(try fixture.store.archivedBy(try fixture.edition(warOfTheWorlds)) == .patron)
             #expect(try fixture.store.archivedBy(try fixture.edition(secretGarden)) == .keep)
