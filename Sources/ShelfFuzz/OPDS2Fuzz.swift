@@ -35,11 +35,11 @@ enum OPDS2Fuzz {
         let depth = data.withUnsafeBytes { JSONDepth.maximum(of: $0, stoppingAbove: OPDS2Parser.defaultMaxDepth) }
         guard depth <= OPDS2Parser.defaultMaxDepth else { return }
         let native: JSONValue??
-        do { native = .some(try data.withUnsafeBytes { try JSONBytes.read($0) }) } catch { native = nil }
+        do { native = .some(try data.withUnsafeBytes { try JSONTape.value($0) }) } catch { native = nil }
         guard let native else { return }
         let foundation = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         require(foundation != nil, "the native JSON reader read a document Foundation refuses")
-        require(JSONBytes.agrees(native, foundation.flatMap { JSONValue(foundation: $0) }),
+        require(JSONTape.agrees(native, foundation.flatMap { JSONValue(foundation: $0) }),
                 "the native JSON reader read a document otherwise than Foundation")
     }
 }

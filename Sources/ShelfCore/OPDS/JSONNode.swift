@@ -40,32 +40,46 @@ package indirect enum JSONValue: Sendable, Equatable {
 }
 
 /// A value of an OPDS 2 document, with the lenient accessors OPDS 2 needs: catalogs write the same field as a
-/// string, an object or an array of either, and numbers where strings belong.
+/// string, an object or an array of either, and numbers where strings belong. It is a place in a `JSONTape`:
+/// nothing is made of a value but what is asked of it.
 struct JSONNode {
-    let value: JSONValue?
+    private let tape: JSONTape
+    /// The value's slot; nil when absent (a member not there, or `null`).
+    private let slot: Int?
 
-    init(_ value: JSONValue?) { self.value = value }
+    init(_ tape: JSONTape, slot: Int?) {
+        self.tape = tape
+        self.slot = slot.flatMap { tape.slots[$0].kind == .null ? nil : $0 }
+    }
+
+    /// A whole document's root.
+    init(_ tape: JSONTape) { self.init(tape, slot: tape.slots.isEmpty ? nil : 0) }
+
+    init(_ value: JSONValue?) { self.init(JSONTape(value)) }
 
     /// Converts what `JSONSerialization` returned, once.
-    init(foundation value: Any?) { self.value = value.flatMap { JSONValue(foundation: $0) } }
+    init(foundation value: Any?) { self.init(value.flatMap { JSONValue(foundation: $0) }) }
 
-    subscript(key: String) -> JSONNode { JSONNode(object?[key]) }
+    subscript(key: String) -> JSONNode {
+        JSONNode(tape, slot: slot.flatMap { tape.member(of: $0, named: key) })
+    }
 
-    var isPresent: Bool { value != nil }
-    var object: [String: JSONValue]? {
-        if case .object(let object)? = value { return object }
-        return nil
-    }
-    var isObject: Bool { object != nil }
-    var isArray: Bool {
-        if case .array? = value { return true }
-        return false
-    }
+    /// The value as `JSONValue` (made on asking: for tests).
+    var value: JSONValue? { slot.flatMap { tape.value(at: $0) } }
+
+    private var kind: JSONTape.Kind? { slot.map { tape.slots[$0].kind } }
+
+    var isPresent: Bool { slot != nil }
+    var isObject: Bool { kind == .object }
+    var isArray: Bool { kind == .array }
+
+    /// The names of an object's members (none for anything else), in no particular order.
+    var keys: [String] { slot.map { tape.keys(of: $0) } ?? [] }
 
     /// A non-empty string, trimmed.
     var string: String? {
-        guard case .string(let text)? = value else { return nil }
-        return Self.trimmed(text)
+        guard let slot, tape.slots[slot].kind == .string else { return nil }
+        return Self.trimmed(tape.string(at: slot))
     }
 
     /// `text` without leading and trailing white space; nil when nothing else is left. Most strings have none to
@@ -78,16 +92,19 @@ struct JSONNode {
     /// A string, or a language map (`{"en": "…", "fr": "…"}`) read in English, undetermined, or the first language.
     var text: String? {
         if let string { return string }
-        guard let map = object else { return nil }
+        guard isObject else { return nil }
         for language in ["en", "und"] { if let text = self[language].string { return text } }
-        return map.keys.sorted().lazy.compactMap { self[$0].string }.first
+        return keys.sorted().lazy.compactMap { self[$0].string }.first
     }
 
     /// A number, or a string holding one.
     var double: Double? {
-        switch value {
-        case .number(let number)?: return number.isFinite ? number : nil
-        case .bool(let flag)?: return flag ? 1 : 0
+        switch kind {
+        case .number?:
+            let number = Double(bitPattern: tape.slots[slot!].payload)
+            return number.isFinite ? number : nil
+        case .true?: return 1
+        case .false?: return 0
         default: return string.flatMap(Double.init).flatMap { $0.isFinite ? $0 : nil }
         }
     }
@@ -100,20 +117,26 @@ struct JSONNode {
 
     /// `true`, or the string `"true"` as Palace writes its properties.
     var bool: Bool {
-        switch value {
-        case .bool(let flag)?: return flag
-        case .number(let number)?: return number == 1
+        switch kind {
+        case .true?: return true
+        case .false?: return false
+        case .number?: return Double(bitPattern: tape.slots[slot!].payload) == 1
         default: return string?.lowercased() == "true"
         }
     }
 
-    /// The elements of an array, or the value itself as a one-element list; empty when absent.
+    /// The elements of an array (its nulls left out), or the value itself as a one-element list; empty when absent.
     var list: [JSONNode] {
-        switch value {
-        case .array(let array)?: return array.map(JSONNode.init)
-        case nil: return []
-        default: return [self]
+        guard let slot else { return [] }
+        let item = tape.slots[slot]
+        guard item.kind == .array else { return [self] }
+        var elements: [JSONNode] = []
+        var child = slot + 1
+        while child < Int(item.end) {
+            if tape.slots[child].kind != .null { elements.append(JSONNode(tape, slot: child)) }
+            child = Int(tape.slots[child].end)
         }
+        return elements
     }
 
     /// The number as a catalog would write it: `3`, `2.5`.

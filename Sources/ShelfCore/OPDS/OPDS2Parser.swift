@@ -63,11 +63,7 @@ public struct OPDS2Parser: Sendable {
         let depth = body.withUnsafeBytes { JSONDepth.maximum(of: $0, stoppingAbove: maxDepth) }
         if depth > maxDepth { throw OPDSParseError.tooDeep(limit: maxDepth) }
         // Read straight into native values; what that reader declines, Foundation reads (or says what is wrong).
-        if let value = body.withUnsafeBytes({ raw -> JSONValue?? in
-            do { return .some(try JSONBytes.read(raw)) } catch { return .none }
-        }) {
-            return JSONNode(value)
-        }
+        if let tape = body.withUnsafeBytes({ raw in try? JSONTape.read(raw) }) { return JSONNode(tape) }
         do {
             return JSONNode(foundation: try JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed]))
         } catch {
@@ -109,11 +105,11 @@ struct OPDS2Reader {
     static let feedCollections = ["navigation", "publications", "groups", "facets"]
 
     mutating func read(_ root: JSONNode, onEntry: (OPDSEntry) throws -> Void) throws {
-        guard let object = root.object else {
+        guard root.isObject else {
             throw OPDSParseError.wrongShape(reason: root.isArray ? "the document is a list, not an object" : "the document is not an object")
         }
         if root["authentication"].isArray { throw OPDSParseError.authenticationDocument }
-        let isFeed = Self.feedCollections.contains { object[$0] != nil }
+        let isFeed = Self.feedCollections.contains { root[$0].isPresent }
         guard isFeed || root["metadata"].isObject else {
             throw OPDSParseError.wrongShape(reason: "no metadata, links, navigation or publications")
         }

@@ -5,9 +5,9 @@ import Testing
 
 /// The native JSON reader gives what Foundation's reader and the conversion gave, or declines so Foundation reads it.
 ///
-/// Agreeing is `JSONBytes.agrees`: booleans are kept as booleans where the conversion gave numbers (`JSONNode` reads
+/// Agreeing is `JSONTape.agrees`: booleans are kept as booleans where the conversion gave numbers (`JSONNode` reads
 /// both the same, checked below), and numbers are correctly rounded where Foundation's are not always.
-@Suite(.timeLimit(.minutes(5))) struct JSONBytesTests {
+@Suite(.timeLimit(.minutes(5))) struct JSONTapeTests {
     /// Where two values first differ ("" when they do not), for a readable failure.
     static func difference(_ a: JSONValue?, _ b: JSONValue?, at path: String = "$") -> String? {
         switch (a, b) {
@@ -23,14 +23,14 @@ import Testing
             }
             return nil
         default:
-            return JSONBytes.agrees(a, b) ? nil : "\(path): \(String(describing: a)) against \(String(describing: b))"
+            return JSONTape.agrees(a, b) ? nil : "\(path): \(String(describing: a)) against \(String(describing: b))"
         }
     }
 
     /// Whether the native reading agrees with Foundation's (both refusing counts as agreeing).
     static func agrees(_ native: JSONValue??, _ foundation: JSONValue??) -> Bool {
         switch (native, foundation) {
-        case (.some(let x), .some(let y)): JSONBytes.agrees(x, y)
+        case (.some(let x), .some(let y)): JSONTape.agrees(x, y)
         default: native == nil && foundation == nil
         }
     }
@@ -57,7 +57,7 @@ import Testing
     /// The native reading: `.some(value)`, or nil when it declines.
     static func native(_ bytes: [UInt8]) -> JSONValue?? {
         do {
-            return .some(try bytes.withUnsafeBytes { try JSONBytes.read($0) })
+            return .some(try bytes.withUnsafeBytes { try JSONTape.value($0) })
         } catch {
             return nil
         }
@@ -83,6 +83,50 @@ import Testing
             }
         }
         #expect(read >= (FixturePaths.sharedAvailable ? 40 : 10), "\(read) documents")
+    }
+
+    /// Where a node's lookups first disagree with the value read whole: each member by its name (the last of
+    /// duplicates, none for null), the set of names, each element in order (nulls left out).
+    static func lookupDifference(_ node: JSONNode, _ value: JSONValue?, at path: String = "$") -> String? {
+        switch value {
+        case .object(let object)?:
+            guard node.isObject, Set(node.keys) == Set(object.keys) else { return "\(path): names \(node.keys.sorted())" }
+            for (key, member) in object {
+                if let found = lookupDifference(node[key], member, at: path + "." + key) { return found }
+            }
+            return node["\u{0}absent"].isPresent ? "\(path): an absent name found" : nil
+        case .array(let array)?:
+            let list = node.list
+            guard node.isArray, list.count == array.count else { return "\(path): \(list.count) elements" }
+            for (index, pair) in zip(list, array).enumerated() {
+                if let found = lookupDifference(pair.0, pair.1, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        default:
+            return node.value == value ? nil : "\(path): \(String(describing: node.value))"
+        }
+    }
+
+    /// Every member and element of every fixture, and of documents with duplicate names and nulls, is found through
+    /// the tape's lookups as it is in the value read whole.
+    @Test func everyMemberIsFoundByItsName() throws {
+        var documents = [
+            #"{"a": 1, "a": null, "b": {"c": [1, null, {"d": "é\n"}], "c": "later"}, "e": [], "f": {}}"#,
+            #"{"x": null, "y": [null], "z": {"w": null, "w": 2}, "\u00e9": true}"#,
+        ].map { Array($0.utf8) }
+        let root = FixturePaths.packageRoot.appendingPathComponent("Fixtures")
+        for case let file as URL in FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
+        where file.pathExtension == "json" {
+            documents.append([UInt8](try Data(contentsOf: file)))
+        }
+        for bytes in documents {
+            guard let tape = try? bytes.withUnsafeBytes({ try JSONTape.read($0) }) else { continue }
+            let whole = tape.value(at: 0)
+            #expect(Self.lookupDifference(JSONNode(tape), whole) == nil, "\(String(decoding: bytes.prefix(80), as: UTF8.self))")
+            // The same through a tape made of the value (Foundation's reading takes that way).
+            #expect(Self.lookupDifference(JSONNode(whole), whole) == nil)
+        }
+        #expect(documents.count > 10)
     }
 
     /// Documents that test each rule, each either read to Foundation's value or declined; those marked `true` must
@@ -137,7 +181,7 @@ import Testing
                 continue
             }
             let parser = OPDS2Parser(baseURL: URL(string: "http://127.0.0.1/opds2/"))
-            #expect(JSONBytes.agrees(try parser.document(data).value, JSONNode(foundation: object).value),
+            #expect(JSONTape.agrees(try parser.document(data).value, JSONNode(foundation: object).value),
                     "\(file.lastPathComponent)")
         }
     }
