@@ -315,13 +315,14 @@ public final class Store: Sendable {
     }
 
     /// Writes in a series of short transactions: `body` calls `step` where what it wrote so far may be committed and
-    /// the write lock let go, so another process's write can come in between. A failure rolls back the step under
+    /// the write lock let go, so another process's write can come in between; the closure `step` is given runs
+    /// there, after the commit and before the next transaction begins, holding nothing. A failure rolls back the step under
     /// way; the steps before it stay, unless a `journal` is named: then what each step changed is recorded (its
     /// undo, in its own transaction), a failure undoes every step before it, and a process killed midway leaves
     /// the journal for `undoUnfinished(_:)`. The last transaction, which forgets the journal, is the commit.
     public func writeInSteps<T>(
         journal name: String? = nil, firstSyncOf library: Int64? = nil,
-        _ body: (Database, _ step: () throws -> Void) throws -> T
+        _ body: (Database, _ step: (_ between: () throws -> Void) throws -> Void) throws -> T
     ) throws -> T {
         do {
             let outcome = try queue.writeWithoutTransaction { db in
@@ -329,9 +330,10 @@ public final class Store: Sendable {
                 do {
                     try db.beginTransaction(.immediate)
                     try journal?.begin(db)
-                    let result = try body(db) {
+                    let result = try body(db) { between in
                         try journal?.end(db)
                         try db.commit()
+                        try between()
                         // A gap for a write that waits (`waitForWriteLock`) to come in: three of its looks long.
                         Thread.sleep(forTimeInterval: 3 * Self.lockPollInterval)
                         try db.beginTransaction(.immediate)

@@ -149,8 +149,8 @@ public struct SyncOptions: Sendable {
     /// Called once every page was read and kept, before the catalog's write lock is taken to apply them: where a
     /// test puts what the patron does while a sync runs.
     package var afterFetch: (@Sendable () throws -> Void)?
-    /// Called after each step of applying was committed, with its number (from 1): where a test sees what a sync
-    /// killed at that point leaves on disk.
+    /// Called after each step of applying was committed and before the next begins (no lock held), with its number
+    /// (from 1): where a test sees what a sync killed at that point leaves on disk, or lets the patron act.
     package var afterStep: (@Sendable (Int) throws -> Void)?
     /// How long one step of applying holds the write lock, about (a test makes every page a step).
     package var stepLength = SyncEngine.stepLength
@@ -331,7 +331,7 @@ public final class SyncEngine {
     /// what undoes the steps before it (undone at once when the sync fails, by the next one when it was killed).
     private func run(
         _ given: Library, stage: SyncStage, fetcher: FeedFetcher, known: [String: KnownPage], db: Database,
-        step: () throws -> Void, started: Date
+        step: (_ between: () throws -> Void) throws -> Void, started: Date
     ) throws -> SyncSummary {
         let library = try Store.library(db, name: given.name)
         var run = SyncRunRecord(libraryID: library.id, startedAt: started.timeIntervalSince1970, status: .running)
@@ -380,9 +380,8 @@ public final class SyncEngine {
             guard length >= options.stepLength else { return }
             // The step's new titles get their short ids with it, not all at once at the end.
             try applier.finish()
-            try step()
             steps += 1
-            try options.afterStep?(steps)
+            try step { try options.afterStep?(steps) }
             longestStep = max(longestStep, length)
             stepStarted = ContinuousClock.now
         }

@@ -6,9 +6,9 @@ import Testing
 @testable import ShelfCore
 
 /// A sync holds the catalog's write lock only in the short steps of its apply (about 150 ms, a batch of a page's
-/// titles at least): the patron's writes come in between. The overlap is made sure of by the steps themselves, not by a clock: each of
-/// the patron's actions starts right after a step commits, so it meets the next step under way, and the sync goes
-/// on stepping after the last of them has finished.
+/// titles at least): the patron's writes come in between. The overlap is made sure of by the steps themselves, not
+/// by a clock: each of the patron's actions starts right after a step commits, so it meets the steps after it, and
+/// the sync goes on stepping after the last of them has ended.
 @Suite(.timeLimit(.minutes(10))) struct ApplyBesideThePatronTests {
     private static let generated = 100_000
 
@@ -71,24 +71,26 @@ import Testing
             ("the player's next save", { try save(62) }),
         ]
 
-        // Each action waits for the sync's next step to commit, then runs while the step after it is under way.
-        let committed = StepSignal()
+        // Each action begins right after a step commits and meets the steps after it; the sync, between steps and
+        // holding nothing, waits for an action begun two steps before to end, so it cannot run ahead of the patron to
+        // its end, whatever the machine's speed.
+        let pace = Pace()
         let taken = Mutex<[(String, Duration, Int)]>([])
         let failures = Mutex<[String]>([])
+        let finishedAt = Mutex(0)
         let patronDone = DispatchSemaphore(value: 0)
         @Sendable func act() {
             defer { patronDone.signal() }
             let clock = ContinuousClock()
             for (name, action) in actions {
-                let step = committed.next()
+                guard let step = pace.beginAction() else { return }
                 let started = clock.now
                 do { try action() } catch { failures.withLock { $0.append("\(name): \(error)") } }
                 taken.withLock { $0.append((name, clock.now - started, step)) }
+                pace.endAction()
             }
+            finishedAt.withLock { $0 = pace.lastStep }
         }
-        // The last step the patron may still be acting in; the sync waits there (between steps, holding nothing)
-        // until they are done, so whatever the machine's speed the sync is still applying when they finish.
-        let patronsLastStep = 2 * actions.count + 2
         let steps = Counter()
         var options = SyncOptions()
         options.lockTimeout = 1
@@ -97,15 +99,15 @@ import Testing
         options.afterFetch = { Thread.detachNewThread(act) }
         options.afterStep = { step in
             steps.add()
-            committed.send(step)
-            if step == patronsLastStep { patronDone.wait() }
+            pace.stepped(step)
         }
         let sync = options
         let summary = try await offloaded {
-            // A sync that ends early lets the patron's remaining actions go (they then find no step under way).
-            defer { committed.send(.max) }
+            // A sync that ends early lets the patron's remaining actions go: they find no step to begin after.
+            defer { pace.syncEnded() }
             return try SyncEngine(store: fixture.store, home: fixture.test.home, options: sync).sync(library)
         }
+        #expect(patronDone.wait(timeout: .now() + 120) == .success)
 
         #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0 })")
         let times = taken.withLock { $0 }
@@ -114,9 +116,10 @@ import Testing
         #expect(patron.longestWriteWait < .seconds(1), "the longest wait for the lock: \(patron.longestWriteWait)")
         #expect(patron.longestWriteWait > .zero, "no action met a step under way")
         for (name, took, _) in times { #expect(took < .seconds(5), "\(name) took \(took)") }
-        // Each action began right after a step, and the sync went on stepping after the last one.
+        // Each action began right after a step of its own, and the sync went on stepping after the last one ended.
         #expect(Set(times.map(\.2)).count == actions.count, "\(times.map(\.2))")
-        #expect(steps.value > patronsLastStep, "the sync applied in \(steps.value) steps")
+        let last = finishedAt.withLock { $0 }
+        #expect(last > 0 && steps.value > last, "the patron finished at step \(last) of \(steps.value)")
         #expect(summary.added == Self.generated, "\(summary.line)")
 
         // Nothing the patron did was undone by the sync, which applied every title.
@@ -136,24 +139,54 @@ import Testing
     }
 }
 
-/// Step numbers handed from the sync's thread to the patron's: `next()` waits for the next step committed after the
-/// call (a step sent while nobody waits is not kept).
-private final class StepSignal: @unchecked Sendable {
+/// The sync's steps and the patron's actions, paced between their threads by a condition, not a clock.
+private final class Pace: @unchecked Sendable {
     private let condition = NSCondition()
+    /// The last step committed (`Int.max` once the sync ended).
     private var last = 0
+    /// The step an action began after, while it runs.
+    private var acting: Int?
 
-    func send(_ step: Int) {
+    /// The sync, between two steps (holding nothing): notes the step, then waits while an action begun two steps
+    /// before or more still runs.
+    func stepped(_ step: Int) {
         condition.lock()
+        defer { condition.unlock() }
         last = step
+        condition.broadcast()
+        while let began = acting, step - began >= 2 { condition.wait() }
+    }
+
+    /// The sync ended, or failed: no action waits for a step any more.
+    func syncEnded() {
+        condition.lock()
+        last = .max
         condition.broadcast()
         condition.unlock()
     }
 
-    func next() -> Int {
+    /// The patron: waits for the next step to commit and begins an action after it; the step, or nil once the sync
+    /// ended.
+    func beginAction() -> Int? {
         condition.lock()
         defer { condition.unlock() }
         let seen = last
-        while last == seen { condition.wait() }
+        while last == seen && last != .max { condition.wait() }
+        guard last != .max else { return nil }
+        acting = last
+        return last
+    }
+
+    func endAction() {
+        condition.lock()
+        acting = nil
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    var lastStep: Int {
+        condition.lock()
+        defer { condition.unlock() }
         return last
     }
 }
