@@ -224,13 +224,15 @@ import Testing
         let janeLeft = try leftInClearing("7d3c0010")
         let all = try await fixture.shelf.run(["download", "--all"])
         #expect(all.status == 0, "\(all.stderr)")
-        #expect(all.stdout.split(separator: "\n").count == 1 && all.stdout.hasPrefix("Downloaded Jane Eyre"), "\(all.stdout)")
+        #expect(all.stdout.split(separator: "\n").count == 1 && all.stdout.hasPrefix("Downloaded Jane Eyre"),
+                "\(all.stdout)")
         #expect(all.stderr.isEmpty, "\(all.stderr)")
         #expect(!FileManager.default.fileExists(atPath: janeLeft.path))
         for id in ["7d3c0002", "7d3c0010"] {
             #expect(try store.lifecycle(of: try store.resolveEdition(id, in: library)).state == .downloaded)
             let show = try await fixture.shelf.run(["show", id])
-            #expect(show.stdout.contains("Clearing → New") && !show.stdout.contains("downloadRequested"), "\(show.stdout)")
+            #expect(show.stdout.contains("Clearing → New") && !show.stdout.contains("downloadRequested"),
+                    "\(show.stdout)")
         }
         await fixture.finish()
     }

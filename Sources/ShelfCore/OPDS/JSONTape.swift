@@ -99,7 +99,8 @@ package final class JSONTape: Sendable {
         let item = slots[slot]
         let buffer = item.escaped ? unescaped : bytes
         return buffer.withUnsafeBufferPointer { all in
-            String(decoding: UnsafeBufferPointer(rebasing: all[Int(item.payload)..<Int(item.payload) + Int(item.count)]), as: UTF8.self)
+            let start = Int(item.payload)
+            return String(decoding: UnsafeBufferPointer(rebasing: all[start..<start + Int(item.count)]), as: UTF8.self)
         }
     }
 
@@ -182,7 +183,8 @@ package final class JSONTape: Sendable {
         private mutating func close(_ slot: Int) { slots[slot].end = Int32(slots.count) }
 
         private mutating func leaf(_ kind: Kind, payload: UInt64 = 0, count: Int = 0, escaped: Bool = false) {
-            slots.append(Slot(kind: kind, end: Int32(slots.count + 1), payload: payload, count: Int32(count), escaped: escaped))
+            slots.append(
+                Slot(kind: kind, end: Int32(slots.count + 1), payload: payload, count: Int32(count), escaped: escaped))
         }
 
         private mutating func value(_ all: UnsafeBufferPointer<UInt8>) throws(Declined) {
@@ -243,7 +245,8 @@ package final class JSONTape: Sendable {
         }
 
         /// A string from its opening quote: its place in the document when it has no escape, else its bytes unescaped
-        /// into `unescaped`. Declined unless valid UTF-8 without U+FEFF (Foundation drops a leading one) or a control character.
+        /// into `unescaped`. Declined unless valid UTF-8 without U+FEFF (Foundation drops a leading one) or a control
+        /// character.
         private mutating func string(_ all: UnsafeBufferPointer<UInt8>) throws(Declined) {
             index += 1
             let start = index
@@ -351,9 +354,9 @@ package final class JSONTape: Sendable {
             return code
         }
 
-        /// A number as JSON writes it (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), read by the standard library's
-        /// locale-independent `strtod`; an integer Foundation may not hold in 64 bits, or a number past `Double`'s range,
-        /// is left to it.
+        /// A number as JSON writes it (`-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`), read by the standard
+        /// library's locale-independent `strtod`; an integer Foundation may not hold in 64 bits, or a number past
+        /// `Double`'s range, is left to it.
         private mutating func number(_ all: UnsafeBufferPointer<UInt8>) throws(Declined) -> Double {
             let start = index
             if all[index] == UInt8(ascii: "-") { index += 1 }

@@ -111,7 +111,9 @@ public final class Store: Sendable {
         var current = home.database.path
         let readOnly = isReadOnly
         do {
-            queue = try Self.open(home.database.path, busyTimeout: busyTimeout, waits: catalogWaits, readOnly: readOnly) { db in
+            queue = try Self.open(
+                home.database.path, busyTimeout: busyTimeout, waits: catalogWaits, readOnly: readOnly
+            ) { db in
                 // Rows of about 2 KB fill 16 KB pages with little slack, so a large sync writes far fewer pages.
                 // (It takes effect only when the database is created.)
                 if !readOnly { try db.execute(sql: "PRAGMA page_size = 16384") }
@@ -126,7 +128,8 @@ public final class Store: Sendable {
             try StoreCheck.verify(queue, file: home.database, notes: home.checkNotes)
             current = home.positionsDatabase.path
             positionsQueue = try Self.open(
-                home.positionsDatabase.path, busyTimeout: busyTimeout, waits: positionWaits, readOnly: readOnly) { _ in }
+                home.positionsDatabase.path, busyTimeout: busyTimeout, waits: positionWaits, readOnly: readOnly
+            ) { _ in }
             try StoreCheck.verify(positionsQueue, file: home.positionsDatabase, notes: home.checkNotes)
             if readOnly {
                 // Nothing can be migrated: a store from an older shelf is read only once a writable home upgrades it.
@@ -219,7 +222,8 @@ public final class Store: Sendable {
     static let lockPollInterval: TimeInterval = 0.004
 
     private static func open(
-        _ path: String, busyTimeout: TimeInterval, waits: WriteWaits = WriteWaits(), readOnly: Bool = false, prepare: @escaping @Sendable (Database) throws -> Void
+        _ path: String, busyTimeout: TimeInterval, waits: WriteWaits = WriteWaits(), readOnly: Bool = false,
+        prepare: @escaping @Sendable (Database) throws -> Void
     ) throws -> DatabaseQueue {
         if readOnly {
             // A read-only directory holds no -shm for the write-ahead log's index, nor can SQLite make one: the
@@ -316,8 +320,8 @@ public final class Store: Sendable {
 
     /// Writes in a series of short transactions: `body` calls `step` where what it wrote so far may be committed and
     /// the write lock let go, so another process's write can come in between; the closure `step` is given runs
-    /// there, after the commit and before the next transaction begins, holding nothing. A failure rolls back the step under
-    /// way; the steps before it stay, unless a `journal` is named: then what each step changed is recorded (its
+    /// there, after the commit and before the next transaction begins, holding nothing. A failure rolls back the step
+    /// under way; the steps before it stay, unless a `journal` is named: then what each step changed is recorded (its
     /// undo, in its own transaction), a failure undoes every step before it, and a process killed midway leaves
     /// the journal for `undoUnfinished(_:)`. The last transaction, which forgets the journal, is the commit.
     public func writeInSteps<T>(

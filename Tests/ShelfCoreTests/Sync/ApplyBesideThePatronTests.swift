@@ -10,9 +10,9 @@ import Testing
 /// by a clock: each of the patron's actions starts right after a step commits, so it meets the steps after it, and
 /// the sync goes on stepping after the last of them has ended.
 @Suite(.timeLimit(.minutes(10))) struct ApplyBesideThePatronTests {
-    private static let generated = 100_000
+    private static let generated = 20_000
 
-    @Test func thePatronsWritesEachFinishWithinASecondWhileAHundredThousandTitlesAreApplied() async throws {
+    @Test func thePatronsWritesEachFinishWithinASecondWhileTwentyThousandTitlesAreApplied() async throws {
         try await SyncFixture.with { fixture in
             try await fixture.state.prepareAudio()
             try fixture.signIn()
@@ -28,8 +28,9 @@ import Testing
                 attended: true
             ).named(garden)
 
-            // A second library in the same home (the same store, the same write lock): 100,000 titles, every page at
-            // 400 ms, synced for the first time while the patron goes on with the first.
+            // A second library in the same home (the same store, the same write lock): 20,000 titles in pages of
+            // 5,000, every page at 400 ms, synced for the first time while the patron goes on with the first. (The
+            // CLI suite syncs 100,000 beside the patron's commands; `patron-wait.sh` measures the waits at that size.)
             try await withDemoLibrary(DemoConfiguration(pageSize: 5_000, generatedEntries: Self.generated)) { big, url in
                 await big.state.setDelay(milliseconds: 400)
                 let bigLibrary = try fixture.store.addLibrary(name: "big", url: url)
