@@ -105,16 +105,6 @@ package final class JSONTape: Sendable {
     }
 
     /// Whether the string at `slot` is `key`, byte for byte.
-    func string(at slot: Int, equals key: StaticString) -> Bool {
-        let item = slots[slot]
-        guard Int(item.count) == key.utf8CodeUnitCount else { return false }
-        let buffer = item.escaped ? unescaped : bytes
-        return buffer.withUnsafeBufferPointer { all in
-            memcmp(all.baseAddress! + Int(item.payload), key.utf8Start, Int(item.count)) == 0
-        }
-    }
-
-    /// Whether the string at `slot` is `key`, byte for byte.
     func string(at slot: Int, equals key: String) -> Bool {
         var key = key
         return key.withUTF8 { utf8 in
