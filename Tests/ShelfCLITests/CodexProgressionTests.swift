@@ -6,7 +6,7 @@ import Testing
 /// document as plain JSON, and its catalog itself is behind the sign-in), syncs its comics, and reads and writes a
 /// publication's Readium progression document through its progression client; Codex's own API reads back what
 /// shelf put, and shelf reads what was set through it.
-@Suite(.serialized, .enabled(if: CodexServer.isInstalled, CodexServer.skipMessage), .timeLimit(.minutes(5)))
+@Suite(.serialized, .enabled(if: CodexServer.isInstalled, CodexServer.skipMessage), .timeLimit(.minutes(10)))
 struct CodexProgressionTests {
     @Test func aProgressionRoundTripsBetweenShelfAndCodex() async throws {
         let codex = try await CodexServer.start()

@@ -46,6 +46,9 @@ final class CodexServer: @unchecked Sendable {
                 process.arguments = [directory.path, "\(try LoopbackPort.free())"]
                 var environment = ProcessInfo.processInfo.environment
                 environment["SHELF_CODEX_VENV"] = venv.path
+                // Codex's start (Django, hypercorn, the import) takes 10 s idle and over 2 minutes beside the whole
+                // suite on two cores: the wait is generous, and the suite's limit above it.
+                environment["IMPORT_TIMEOUT"] = "360"
                 process.environment = environment
                 let log = directory.appendingPathComponent("start.log")
                 FileManager.default.createFile(atPath: log.path, contents: nil)
