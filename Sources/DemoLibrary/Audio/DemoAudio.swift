@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ShelfSpawn
 
 /// One chapter's audio as ffmpeg makes it: a sine tone of a given pitch and length.
@@ -100,18 +101,49 @@ actor DemoAudio {
         return clips
     }
 
+    /// Clips being made in this process, by file. Servers started together (a test suite's dozens, on an empty
+    /// cache) make each clip once and share it: each running ffmpeg for every clip kept a loaded machine's servers
+    /// from answering for minutes.
+    private static let making = Mutex<[String: Task<AudioClip, any Error>]>([:])
+
     /// The clip in `file` with its measured duration beside it, or, when not cached yet, made by `make` into a
-    /// scratch file, measured with ffprobe and renamed into place.
+    /// scratch file, measured with ffprobe and renamed into place (once in this process, however many ask).
     static func cached(
         _ file: URL, ffmpeg configured: String?,
-        make: @Sendable ((ffmpeg: String, ffprobe: String), URL) async throws -> Void
+        make: @Sendable @escaping ((ffmpeg: String, ffprobe: String), URL) async throws -> Void
     ) async throws -> AudioClip {
-        let durationFile = file.appendingPathExtension("duration")
-        if let bytes = try? Data(contentsOf: file), !bytes.isEmpty,
-           let text = try? String(contentsOf: durationFile, encoding: .utf8),
-           let duration = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-            return AudioClip(bytes: Array(bytes), duration: duration)
+        if let clip = stored(file) { return clip }
+        let task = making.withLock { tasks in
+            if let task = tasks[file.path] { return task }
+            let task = Task(executorPreference: ThreadPoolTaskExecutor.current) {
+                try await Self.make(file, ffmpeg: configured, make: make)
+            }
+            tasks[file.path] = task
+            return task
         }
+        do {
+            return try await task.value
+        } catch {
+            // A failure is not kept: the next to ask tries again.
+            making.withLock { tasks in tasks[file.path] = nil }
+            throw error
+        }
+    }
+
+    private static func stored(_ file: URL) -> AudioClip? {
+        let durationFile = file.appendingPathExtension("duration")
+        guard let bytes = try? Data(contentsOf: file), !bytes.isEmpty,
+              let text = try? String(contentsOf: durationFile, encoding: .utf8),
+              let duration = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { return nil }
+        return AudioClip(bytes: Array(bytes), duration: duration)
+    }
+
+    private static func make(
+        _ file: URL, ffmpeg configured: String?, make: @Sendable ((ffmpeg: String, ffprobe: String), URL) async throws -> Void
+    ) async throws -> AudioClip {
+        if let clip = stored(file) { return clip }
+        let durationFile = file.appendingPathExtension("duration")
         let tools = try locateTools(configured)
         let directory = file.deletingLastPathComponent()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
