@@ -152,6 +152,9 @@ public struct SyncOptions: Sendable {
     /// Called after each step of applying was committed and before the next begins (no lock held), with its number
     /// (from 1): where a test sees what a sync killed at that point leaves on disk, or lets the patron act.
     package var afterStep: (@Sendable (Int) throws -> Void)?
+    /// Called as each step after the first begins, holding the write lock, with the number of the step before it:
+    /// where a test makes the patron's write meet a step under way.
+    package var stepBegan: (@Sendable (Int) throws -> Void)?
     /// How long one step of applying holds the write lock, about (a test makes every page a step).
     package var stepLength = SyncEngine.stepLength
     /// The caller prints the summary's warnings (a terminal, not `--quiet`): a guard's first event is told already.
@@ -382,6 +385,7 @@ public final class SyncEngine {
             try applier.finish()
             steps += 1
             try step { try options.afterStep?(steps) }
+            try options.stepBegan?(steps)
             longestStep = max(longestStep, length)
             stepStarted = ContinuousClock.now
         }

@@ -76,6 +76,10 @@ import Testing
         // holding nothing, waits for an action begun two steps before to end, so it cannot run ahead of the patron to
         // its end, whatever the machine's speed.
         let pace = Pace()
+        // Before them, one write is made to meet a step under way: the step, holding the lock, goes on only once the
+        // patron's write has been seen waiting for it (or has ended), so a wait is there to be timed on any machine.
+        let meeting = Meeting()
+        let inside = Mutex<(took: Duration, failure: String?)?>(nil)
         let taken = Mutex<[(String, Duration, Int)]>([])
         let failures = Mutex<[String]>([])
         let finishedAt = Mutex(0)
@@ -83,6 +87,13 @@ import Testing
         @Sendable func act() {
             defer { patronDone.signal() }
             let clock = ContinuousClock()
+            if meeting.waitForStep() {
+                let started = clock.now
+                var failure: String?
+                do { _ = try patron.follow(.author, name: "Jane Austen") } catch { failure = "\(error)" }
+                meeting.end()
+                inside.withLock { $0 = (clock.now - started, failure) }
+            }
             for (name, action) in actions {
                 guard let step = pace.beginAction() else { return }
                 let started = clock.now
@@ -102,10 +113,14 @@ import Testing
             steps.add()
             pace.stepped(step)
         }
+        options.stepBegan = { _ in meeting.stepBegan { patron.longestWriteWait > .zero } }
         let sync = options
         let summary = try await offloaded {
             // A sync that ends early lets the patron's remaining actions go: they find no step to begin after.
-            defer { pace.syncEnded() }
+            defer {
+                meeting.syncEnded()
+                pace.syncEnded()
+            }
             return try SyncEngine(store: fixture.store, home: fixture.test.home, options: sync).sync(library)
         }
         #expect(patronDone.wait(timeout: .now() + 120) == .success)
@@ -115,7 +130,9 @@ import Testing
         #expect(times.count == actions.count)
         // No action waited a second for the lock (the busy timeout would have failed it), and none took long.
         #expect(patron.longestWriteWait < .seconds(1), "the longest wait for the lock: \(patron.longestWriteWait)")
-        #expect(patron.longestWriteWait > .zero, "no action met a step under way")
+        let met = inside.withLock { $0 }
+        #expect(met?.failure == nil && met.map { $0.took < .seconds(1) } == true, "the write inside a step: \(String(describing: met))")
+        #expect(patron.longestWriteWait > .zero, "the write inside a step did not wait for it")
         for (name, took, _) in times { #expect(took < .seconds(5), "\(name) took \(took)") }
         // Each action began right after a step of its own, and the sync went on stepping after the last one ended.
         #expect(Set(times.map(\.2)).count == actions.count, "\(times.map(\.2))")
@@ -128,6 +145,7 @@ import Testing
         #expect(after.keepFinished == 5)
         #expect(try patron.archivedBy(try patron.resolveEdition("7d3c000a", in: after)) == .patron)
         #expect(try patron.follows().contains { $0.name == "Mary Shelley" })
+        #expect(try patron.follows().contains { $0.name == "Jane Austen" })
         #expect(try patron.listeningState(of: sherlock).position?.seconds == 62)
         #expect(try patron.listeningState(of: try patron.resolveEdition("7d3c0001", in: after)).consumption == .finished)
         let loans = try patron.read { db in
@@ -137,6 +155,58 @@ import Testing
         }
         #expect(loans.contains("urn:uuid:7d3c0010-5a1e-4c6b-9f0e-d0c5e1f00010"), "\(loans)")
         #expect(!loans.contains("urn:uuid:7d3c0003-5a1e-4c6b-9f0e-d0c5e1f00003"), "\(loans)")
+    }
+}
+
+/// One write of the patron's made to meet a step under way: the patron waits for a step to begin, then writes; the
+/// step goes on once that write is seen waiting for its lock, or has ended.
+private final class Meeting: @unchecked Sendable {
+    private let condition = NSCondition()
+    private enum Phase { case before, inStep, ended }
+    private var phase = Phase.before
+    private var syncOver = false
+
+    /// The patron: true once a step has begun (holding the lock), false when the sync ended first.
+    func waitForStep() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while phase == .before && !syncOver { condition.wait() }
+        return phase == .inStep
+    }
+
+    /// The patron's write ended.
+    func end() {
+        condition.lock()
+        phase = .ended
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The sync, inside a step: the first time, lets the patron write and holds the step until `waiting()` says the
+    /// write waits for the lock, or it ended. Looks every millisecond (how soon it goes on, not whether).
+    func stepBegan(_ waiting: () -> Bool) {
+        condition.lock()
+        guard phase == .before else {
+            condition.unlock()
+            return
+        }
+        phase = .inStep
+        condition.broadcast()
+        condition.unlock()
+        while true {
+            condition.lock()
+            let ended = phase == .ended
+            condition.unlock()
+            if ended || waiting() { return }
+            usleep(1_000)
+        }
+    }
+
+    func syncEnded() {
+        condition.lock()
+        syncOver = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 
