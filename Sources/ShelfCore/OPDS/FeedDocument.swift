@@ -8,9 +8,6 @@ public struct FeedDocument: Sendable {
     public var baseURL: URL?
     /// The most navigation links kept in `OPDSFeedInfo.navigation` (see `OPDSParser.maxNavigation`).
     public var maxNavigation = Int.max
-    /// An OPDS 2 publication as its identifier and title only (see `OPDS2Parser.identifiersOnly`); the feed's own
-    /// links in full. OPDS 1 entries are read whole: an entry's size is known only by reading its text.
-    public var identifiersOnly = false
 
     /// A reader resolving relative links against `baseURL`.
     public init(baseURL: URL?) { self.baseURL = baseURL }
@@ -18,7 +15,6 @@ public struct FeedDocument: Sendable {
     private var opds2: OPDS2Parser {
         var parser = OPDS2Parser(baseURL: baseURL)
         parser.maxNavigation = maxNavigation
-        parser.identifiersOnly = identifiersOnly
         return parser
     }
 

@@ -12,14 +12,6 @@ struct OPDS2Publication {
         ("penciler", "penciler"), ("colorist", "clr"), ("inker", "inker"), ("narrator", "nrt"),
     ]
 
-    /// The publication as its identifier and title alone, the identifier found as `entry()` finds it.
-    func identity() -> OPDSEntry {
-        let metadata = node["metadata"]
-        var entry = OPDSEntry(id: metadata["identifier"].string ?? "", title: metadata["title"].text ?? "")
-        if entry.id.isEmpty { entry.id = selfLink() }
-        return entry
-    }
-
     /// The publication's own URL, resolved: without an identifier, what stays the same from one sync to the next.
     private func selfLink() -> String {
         node["links"].list.compactMap(OPDS2Link.init)

@@ -19,9 +19,6 @@ public struct OPDS2Parser: Sendable {
     public var maxNavigation = Int.max
     /// The most publications one page may hold before the parse fails with `overLimit`, as `OPDSParser.maxEntries`.
     public var maxEntries = InputLimit.entriesPerPage.value
-    /// Each publication as its identifier (or self link) and title only, for a pass that counts and tells them
-    /// apart; a publication without either is warned about as in a full read.
-    public var identifiersOnly = false
 
     /// The default bounds: 32 MB (a Palace page of 100 publications is about 300 KB) and 64 levels (a real feed
     /// nests about 12 deep).
@@ -41,7 +38,6 @@ public struct OPDS2Parser: Sendable {
     public func parse(data: Data, onEntry: (OPDSEntry) throws -> Void) throws -> OPDSFeedInfo {
         let root = try document(data)
         var reader = OPDS2Reader(resolver: LinkResolver(baseURL: baseURL), maxNavigation: maxNavigation)
-        reader.identifiersOnly = identifiersOnly
         reader.maxEntries = maxEntries
         try reader.read(root, onEntry: onEntry)
         return reader.info
@@ -90,7 +86,6 @@ struct OPDS2Reader {
     var info = OPDSFeedInfo(version: .opds2)
     private var publicationNumber = 0
     var maxEntries = InputLimit.entriesPerPage.value
-    var identifiersOnly = false
 
     init(resolver: LinkResolver, maxNavigation: Int = Int.max) {
         self.resolver = resolver
@@ -172,7 +167,7 @@ struct OPDS2Reader {
             return
         }
         let publication = OPDS2Publication(node: node, resolver: resolver)
-        var entry = identifiersOnly ? publication.identity() : publication.entry()
+        var entry = publication.entry()
         if entry.id.isEmpty {
             let title = entry.title.isEmpty ? "untitled" : "\"\(entry.title)\""
             info.warnings.append("publication \(publicationNumber) (\(title)) has no identifier or self link; skipped")

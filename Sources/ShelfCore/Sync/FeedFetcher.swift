@@ -19,8 +19,9 @@ struct KnownPage: Sendable {
 
 /// What the fetcher hands to the thread that writes the store, in feed order.
 enum FetchEvent: Sendable {
-    /// A page answered 200; its entries follow. `staged` is where its document was kept, when the sync stages.
-    case page(kind: FeedKind, url: String, position: Int, etag: String?, lastModified: String?, staged: StagedDocument?)
+    /// A page answered 200; its entries follow. `staged` is the file its entries were kept in (`SyncStage`); nil when
+    /// the stage hands it on again.
+    case page(kind: FeedKind, url: String, position: Int, etag: String?, lastModified: String?, staged: URL?)
     /// Entries already flattened and hashed, so the writing thread only compares and writes.
     case entries([EntryRecord])
     /// The page's feed-level metadata, known once the whole document has been read, and the feeds it links to
@@ -155,9 +156,8 @@ final class FeedFetcher: Sendable {
     /// Pages in a row of one feed that bring no title not seen this sync, after which its `next` links are no
     /// longer followed: a server paging for ever (a new `next` on every page) ends here, not at `maxPages`.
     static let stalePages = 3
-    /// Where the pages' documents are kept for the sync to apply once every page was read; with a stage, the
-    /// entries are only counted here, not handed on.
-    private let stage: SyncStage?
+    /// Where the pages' entries are kept for the sync to apply once every page was read.
+    private let stage: SyncStage
     /// Which of a section's links the check of a navigation catalog's complete feed follows
     /// (`crawlNavigation`): a different one each sync (the library's last sync run's number), so over time every
     /// section is looked at.
@@ -169,7 +169,7 @@ final class FeedFetcher: Sendable {
     init(
         http: HTTPClient, known: [String: KnownPage], storedCrawlable: String?, storedShelf: String?,
         session: LibrarySession?, scratch: URL, maxPages: Int, root: URL, bounds: CrawlBounds,
-        retry: RetryPolicy = .pages, stage: SyncStage? = nil, sampleSeed: Int = 0, routeLacked: Bool = false,
+        retry: RetryPolicy = .pages, stage: SyncStage, sampleSeed: Int = 0, routeLacked: Bool = false,
         log: (@Sendable (String) -> Void)?
     ) {
         self.stage = stage
@@ -353,85 +353,57 @@ final class FeedFetcher: Sendable {
         }
         let base = URL(string: response.url) ?? url
         let contentType = response.header("content-type")
-        // Keeping the page is this computer's doing (a full disk, a folder it cannot write): said as itself, not as
-        // a failure of the library's page.
-        let staged = try stage.map { try $0.keep(response, baseURL: base, contentType: contentType) }
         let (etag, lastModified) = (response.header("etag"), response.header("last-modified"))
-        if staged == nil {
-            guard channel.put(.page(
-                kind: kind, url: address, position: position, etag: etag, lastModified: lastModified, staged: nil))
-            else { return nil }
-        }
-        let read: (info: OPDSFeedInfo, count: Int, fresh: Int, digest: Int64)?
+        // The page is parsed once, here: its entries are kept as they were read, for the sync to apply them.
+        let kept = try stage.entriesFile()
+        let read: (info: OPDSFeedInfo, count: Int, fresh: Int, digest: Int64)
         do {
-            if let staged {
-                read = try Self.read(staged, kind: kind, bounds: bounds, channel: nil, isNew: firstSeen)
-            } else {
-                read = try Self.read(
-                    StagedDocument(file: response.bodyFile, baseURL: base, contentType: contentType), body: response.body,
-                    kind: kind, bounds: bounds, channel: channel, isNew: firstSeen)
-            }
+            read = try Self.read(
+                StagedDocument(file: response.bodyFile, baseURL: base, contentType: contentType), body: response.body,
+                kind: kind, bounds: bounds, keeping: kept, isNew: firstSeen)
         } catch let error as OPDSParseError {
             throw SyncError.page(feed: feed, page: position, url: address, reason: FeedError.parse(error))
         }
-        guard let (info, count, fresh, digest) = read else { return nil }
+        try kept.finish()
+        let (info, count, fresh, digest) = read
         // A page holding exactly the titles of one read before this sync (perhaps answering 304) brings nothing.
         let brought = seenPages.withLock { $0.insert(digest).inserted } ? fresh : 0
-        if let staged {
-            // A page that brought no title not seen this sync is not remembered (no validators): the next sync reads
-            // it whole and judges it again, so endless paging stops at the same page every time. (A first page
-            // without entries, a navigation root's, is remembered: it is not paging.)
-            let remembered = !judgesStale || brought > 0 || (position == 1 && count == 0)
-            guard channel.put(.page(
-                kind: kind, url: address, position: position, etag: remembered ? etag : nil,
-                lastModified: remembered ? lastModified : nil, staged: staged))
-            else { return nil }
-        }
+        // A page that brought no title not seen this sync is not remembered (no validators): the next sync reads it
+        // whole and judges it again, so endless paging stops at the same page every time. (A first page without
+        // entries, a navigation root's, is remembered: it is not paging.)
+        let remembered = !judgesStale || brought > 0 || (position == 1 && count == 0)
+        guard channel.put(.page(
+            kind: kind, url: address, position: position, etag: remembered ? etag : nil,
+            lastModified: remembered ? lastModified : nil, staged: kept.url))
+        else { return nil }
         let navigation = crawlLinks(info)
         guard channel.put(.pageEnd(info, count: count, navigation: navigation, idsDigest: digest)) else { return nil }
         return Page(info: info, next: info.next?.href, navigation: navigation, entries: count, fresh: brought)
     }
 
-    /// Parses one page, handing its entries to `channel` in batches (only counting them without one), and with
-    /// `isNew`, counting those it says no page before had. Returns nil when the writer has gone away.
+    /// Parses one page, keeping its entries in `file`, and with `isNew`, counting those it says no page before had.
     static func read(
         _ document: StagedDocument, body: Data = Data(), kind: FeedKind, bounds: CrawlBounds,
-        channel: FetchChannel?, isNew: ((String) -> Bool)? = nil
-    ) throws -> (info: OPDSFeedInfo, count: Int, fresh: Int, digest: Int64)? {
+        keeping file: EntriesFile, isNew: ((String) -> Bool)? = nil
+    ) throws -> (info: OPDSFeedInfo, count: Int, fresh: Int, digest: Int64) {
         var parser = FeedDocument(baseURL: document.baseURL)
         // A crawl follows at most `bounds.feeds` feeds: more links than that are never needed, whatever the feed holds.
         parser.maxNavigation = kind == .loans ? 0 : bounds.feeds + 1
-        // Counting a page's publications needs only what tells them apart: the pass that stores them reads the rest
-        // (OPDS 2; an OPDS 1 entry is read whole in both passes, so one too large fails the first).
-        parser.identifiersOnly = channel == nil
-        var batch: [EntryRecord] = []
-        batch.reserveCapacity(channel == nil ? 0 : Self.batchSize)
         var count = 0
         var fresh = 0
         var ids = FNV1a()
-        struct WriterGone: Error {}
-        let info: OPDSFeedInfo
-        do {
-            let onEntry: (OPDSEntry) throws -> Void = { entry in
-                count += 1
-                ids.combine(entry.id)
-                if let isNew, isNew(entry.id) { fresh += 1 }
-                guard let channel else { return }
-                batch.append(EntryRecord(entry))
-                if batch.count == Self.batchSize {
-                    guard channel.put(.entries(batch)) else { throw WriterGone() }
-                    batch.removeAll(keepingCapacity: true)
-                }
-            }
-            if let file = document.file {
-                info = try parser.parse(file: file, contentType: document.contentType, onEntry: onEntry)
-            } else {
-                info = try parser.parse(data: body, contentType: document.contentType, onEntry: onEntry)
-            }
-        } catch is WriterGone {
-            return nil
+        let onEntry: (OPDSEntry) throws -> Void = { entry in
+            count += 1
+            ids.combine(entry.id)
+            if let isNew, isNew(entry.id) { fresh += 1 }
+            try file.append(entry)
         }
-        if let channel, !batch.isEmpty { guard channel.put(.entries(batch)) else { return nil } }
+        let info: OPDSFeedInfo
+        if let path = document.file {
+            info = try parser.parse(file: path, contentType: document.contentType, onEntry: onEntry)
+        } else {
+            info = try parser.parse(data: body, contentType: document.contentType, onEntry: onEntry)
+        }
         return (info, count, fresh, ids.signed)
     }
 }

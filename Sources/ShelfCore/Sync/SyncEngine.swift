@@ -326,11 +326,11 @@ public final class SyncEngine {
         }
     }
 
-    /// Applies the staged pages: reading them again runs on a thread of its own while this one writes, so the two
-    /// overlap. The writes are committed in steps of about `stepLength`, each ending after a page (a page and its
-    /// entries are always committed together), so the patron's commands never wait long for the write lock. What
-    /// only the whole sync may decide (removing titles and ending loans not seen, the guards, forgetting pages, the
-    /// library's record, the run's) is in the last step, whose commit is the sync's: until then the journal holds
+    /// Applies the staged pages: reading their kept entries back runs on a thread of its own while this one writes,
+    /// so the two overlap. The writes are committed in steps of about `stepLength`, each ending after a page (a page
+    /// and its entries are always committed together), so the patron's commands never wait long for the write lock.
+    /// What only the whole sync may decide (removing titles and ending loans not seen, the guards, forgetting pages,
+    /// the library's record, the run's) is in the last step, whose commit is the sync's: until then the journal holds
     /// what undoes the steps before it (undone at once when the sync fails, by the next one when it was killed).
     private func run(
         _ given: Library, stage: SyncStage, fetcher: FeedFetcher, known: [String: KnownPage], db: Database,
@@ -345,7 +345,7 @@ public final class SyncEngine {
         let bounds = fetcher.bounds
 
         let channel = FetchChannel(capacity: 2)
-        let fetching = Background { stage.replay(into: channel, bounds: bounds, crawlLinks: fetcher.crawlLinks) }
+        let fetching = Background { stage.replay(into: channel) }
         defer {
             channel.cancel()
             _ = try? fetching.value()
