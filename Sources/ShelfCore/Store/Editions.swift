@@ -350,6 +350,15 @@ extension Store {
         return summary
     }
 
+    /// A detail or indirect column as stored: a blob (`DetailCodec`), or the JSON of rows written before it.
+    private static func stored(_ value: DatabaseValue) -> DetailCodec.Stored {
+        switch value.storage {
+        case .blob(let data): .bytes(Array(data))
+        case .string(let text): .text(text)
+        default: .text("")
+        }
+    }
+
     /// Everything known about one edition.
     public func edition(_ edition: EditionRef, now: Date = Date()) throws(StoreError) -> EditionDetail {
         let rowID = edition.rowID
@@ -359,13 +368,12 @@ extension Store {
                 throw StoreError.editionNotFound(edition.entryID)
             }
             let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!
-            let detail = (try? JSONDecoder().decode(EditionDetailJSON.self, from: Data((row["detail"] as String).utf8)))
+            let detail = DetailCodec.readDetail(Self.stored(row["detail"]), entryID: edition.entryID)
                 ?? EditionDetailJSON(authors: [], contributors: [], categories: [], links: [])
             let acquisitions = try Row.fetchAll(
                 db, sql: "SELECT * FROM acquisition WHERE edition_id = ? ORDER BY position", arguments: [rowID]
             ).map { acquisition -> StoredAcquisition in
-                let indirect = (try? JSONDecoder().decode(
-                    [IndirectAcquisition].self, from: Data((acquisition["indirect"] as String).utf8))) ?? []
+                let indirect = DetailCodec.readIndirect(Self.stored(acquisition["indirect"]), entryID: edition.entryID) ?? []
                 let type: String? = acquisition["type"]
                 let paths = Acquisition(
                     kind: AcquisitionKind(rawValue: acquisition["kind"]) ?? .generic, rel: acquisition["rel"],

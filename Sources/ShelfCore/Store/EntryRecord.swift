@@ -106,9 +106,6 @@ package struct EntryRecord: Sendable {
         contentHash = content.signed
     }
 
-    /// The stored detail column (contributors, categories, links), built only when the edition is written.
-    var detail: String { EntryRecord.detailJSON(entry) }
-
     private static func combine(_ nodes: [IndirectAcquisition], into hash: inout FNV1a) {
         hash.combine(nodes.count)
         for node in nodes {
@@ -185,72 +182,6 @@ package struct EntryRecord: Sendable {
             acquisition.kind == .borrow || acquisition.availability != nil || acquisition.holds != nil
                 || acquisition.copies != nil
         }
-    }
-
-    package static func detailJSON(_ entry: OPDSEntry) -> String {
-        var json = JSONWriter()
-        json.beginObject()
-        json.key("authors")
-        writeContributors(entry.authors, into: &json)
-        json.key("contributors")
-        writeContributors(entry.contributors, into: &json)
-        json.key("categories")
-        json.beginArray()
-        for category in entry.categories {
-            json.beginObject()
-            json.field("scheme", category.scheme)
-            json.field("term", category.term)
-            json.field("label", category.label)
-            json.endObject()
-        }
-        json.endArray()
-        json.key("links")
-        json.beginArray()
-        for link in entry.links {
-            json.beginObject()
-            json.field("href", link.href)
-            json.field("rel", link.rel)
-            json.field("type", link.type)
-            json.field("title", link.title)
-            json.endObject()
-        }
-        json.endArray()
-        json.endObject()
-        return json.output
-    }
-
-    private static func writeContributors(_ contributors: [Contributor], into json: inout JSONWriter) {
-        json.beginArray()
-        for contributor in contributors {
-            json.beginObject()
-            json.field("name", contributor.name)
-            json.key("roles")
-            json.beginArray()
-            for role in contributor.roles { json.value(role) }
-            json.endArray()
-            json.field("sortName", contributor.sortName)
-            json.field("uri", contributor.uri)
-            json.endObject()
-        }
-        json.endArray()
-    }
-
-    package static func indirectJSON(_ nodes: [IndirectAcquisition]) -> String {
-        var json = JSONWriter()
-        writeIndirect(nodes, into: &json)
-        return json.output
-    }
-
-    private static func writeIndirect(_ nodes: [IndirectAcquisition], into json: inout JSONWriter) {
-        json.beginArray()
-        for node in nodes {
-            json.beginObject()
-            json.field("type", node.type)
-            json.key("children")
-            writeIndirect(node.children, into: &json)
-            json.endObject()
-        }
-        json.endArray()
     }
 }
 

@@ -47,6 +47,16 @@ struct HotStatement {
         }
     }
 
+    /// Binds the next parameter as a blob. The corresponding C function is `sqlite3_bind_blob`.
+    mutating func bind(blob value: [UInt8]) {
+        index += 1
+        let handle = handle
+        let index = index
+        value.withUnsafeBytes { bytes in
+            _ = sqlite3_bind_blob(handle, index, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, Int32(bytes.count), transient)
+        }
+    }
+
     /// Binds the next parameter. The corresponding C function is `sqlite3_bind_int64`.
     mutating func bind(_ value: Int64?) {
         index += 1

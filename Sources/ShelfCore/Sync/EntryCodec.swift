@@ -5,12 +5,12 @@ import Foundation
 ///
 /// The layout is this file's alone and lives only as long as one sync: counts and lengths as LEB128 varints, a
 /// string as its length and UTF-8 bytes, an optional as a presence byte before its value, a number as its bits.
-struct EntryCodec {
+package struct EntryCodec {
     /// Appends entries to a growing buffer.
-    struct Writer {
-        private(set) var bytes: [UInt8] = []
+    package struct Writer {
+        package private(set) var bytes: [UInt8] = []
 
-        init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
+        package init(capacity: Int = 0) { bytes.reserveCapacity(capacity) }
 
         mutating func removeAll() { bytes.removeAll(keepingCapacity: true) }
 
@@ -20,7 +20,7 @@ struct EntryCodec {
             bytes.append(contentsOf: record.bytes)
         }
 
-        mutating func write(_ entry: OPDSEntry) {
+        package mutating func write(_ entry: OPDSEntry) {
             string(entry.id)
             string(entry.title)
             string(entry.subtitle)
@@ -179,12 +179,12 @@ struct EntryCodec {
     }
 
     /// Reads entries back from bytes a `Writer` made.
-    struct Reader: ~Copyable {
+    package struct Reader: ~Copyable {
         private let bytes: UnsafeRawBufferPointer
         /// How many bytes were read.
         private(set) var offset = 0
 
-        init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+        package init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
         var isAtEnd: Bool { offset >= bytes.count }
 
@@ -217,7 +217,7 @@ struct EntryCodec {
         }
 
         /// The next entry; throws `Corrupt` when the bytes end inside it or hold a value no writer makes.
-        mutating func read() throws -> OPDSEntry {
+        package mutating func read() throws -> OPDSEntry {
             var entry = OPDSEntry(id: try string(), title: try string())
             entry.subtitle = try optionalString()
             entry.authors = try contributors()

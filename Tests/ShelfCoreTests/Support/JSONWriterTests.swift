@@ -27,20 +27,4 @@ import Testing
         #expect((object["list"] as? [Any])?.count == 4)
         #expect(json.output.contains(#"\u0007"#))
     }
-
-    @Test func entryDetailsRoundTripThroughTheStoreFormat() throws {
-        let entry = OPDSEntry(
-            id: "x", title: "T",
-            authors: [Contributor(name: "A \"quoted\"", roles: [], sortName: "A", uri: "http://x/a")],
-            contributors: [Contributor(name: "N", roles: ["nrt"])],
-            categories: [Category(scheme: "s", term: "t", label: "L")],
-            links: [OPDSLink(href: "http://x/", rel: "alternate", type: "text/html", title: nil)])
-        let decoded = try JSONDecoder().decode(EditionDetailJSON.self, from: Data(EntryRecord.detailJSON(entry).utf8))
-        #expect(decoded.authors == entry.authors)
-        #expect(decoded.contributors == entry.contributors)
-        #expect(decoded.categories == entry.categories)
-        #expect(decoded.links == entry.links)
-        let tree = [IndirectAcquisition(type: "a", children: [IndirectAcquisition(type: "b"), IndirectAcquisition(type: "c")])]
-        #expect(try JSONDecoder().decode([IndirectAcquisition].self, from: Data(EntryRecord.indirectJSON(tree).utf8)) == tree)
-    }
 }

@@ -1,0 +1,317 @@
+import Foundation
+
+/// How the store keeps what `shelf show` alone reads of an edition: its contributors, categories and other links
+/// (`edition.detail`) and each acquisition's indirect types (`acquisition.indirect`), as compact bytes.
+///
+/// Kept as JSON they were most of a title's row (about 900 bytes of a Palace-style entry, mostly the same URIs over
+/// and over): here a string is a word of `vocabulary` (one or two bytes), or shares its start with a string before
+/// it in the row (front coding: a link's `https://library.example/` is written once a row), and the entry's own id
+/// inside it is one byte. The first byte is the format's version. Rows written before are JSON, and read as such.
+package enum DetailCodec {
+    static let version: UInt8 = 1
+
+    /// Strings every catalog repeats. Append only: a stored row names a word by its place here.
+    static let vocabulary: [String] = [
+        "aut", "nrt", "trl", "edt", "art", "ill", "clr", "letterer", "penciler", "inker",
+        "alternate", "related", "self", "http://opds-spec.org/progression", "http://opds-spec.org/image",
+        "http://opds-spec.org/image/thumbnail", "http://opds-spec.org/acquisition", "issues", "recommendations",
+        "http://www.w3.org/ns/oa#annotationService", "http://librarysimplified.org/terms/rel/revoke",
+        "http://librarysimplified.org/terms/rel/report", "http://librarysimplified.org/terms/rel/annotations",
+        "http://opds-spec.org/acquisition/borrow", "http://opds-spec.org/acquisition/open-access",
+        "http://opds-spec.org/acquisition/sample", "http://opds-spec.org/acquisition/preview",
+        "application/atom+xml;type=entry;profile=opds-catalog", "application/atom+xml;profile=opds-catalog;kind=acquisition",
+        "application/atom+xml;profile=opds-catalog;kind=navigation", "application/opds-progression+json",
+        "application/opds+json", "application/opds-publication+json", "application/ld+json", "application/json",
+        "text/html", "image/png", "image/jpeg", "image/gif", "image/webp",
+        "application/audiobook+json", "application/vnd.readium.lcp.license.v1.0+json",
+        "application/vnd.librarysimplified.bearer-token+json", "application/vnd.adobe.adept+xml",
+        "application/epub+zip", "application/pdf", "audio/mpeg", "audio/mp4", "audio/x-m4b", "audio/ogg",
+        "text/html;profile=http://librarysimplified.org/terms/profiles/streaming-media",
+        "application/vnd.overdrive.circulation.api+json;profile=audiobook",
+        "application/vnd.overdrive.circulation.api+json;profile=ebook", "application/x-mobipocket-ebook",
+        "application/kepub+zip", "application/x-cbz", "application/vnd.comicbook+zip",
+        "http://librarysimplified.org/terms/genres/Simplified/", "http://schema.org/audience",
+        "http://schema.org/typicalAgeRange", "http://librarysimplified.org/terms/fiction/",
+        "http://librarysimplified.org/terms/fiction/Fiction", "http://librarysimplified.org/terms/fiction/Nonfiction",
+        "Fiction", "Nonfiction", "Adult", "Young Adult", "Children", "Adults Only", "All Ages", "Research",
+        "http://id.loc.gov/authorities/subjects", "http://purl.org/dc/terms/LCSH", "http://purl.org/dc/terms/DDC",
+        "http://purl.org/dc/terms/LCC", "http://www.bisg.org/standards/bisac_subject/index.html",
+        "http://id.worldcat.org/fast/", "http://www.bisg.org/standards/bisac_subject/",
+    ]
+
+    private static let words: [String: Int] = Dictionary(
+        vocabulary.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
+
+    /// The detail column's bytes for an entry.
+    package static func detail(of entry: OPDSEntry) -> [UInt8] {
+        var writer = Writer(id: entry.id)
+        writer.contributors(entry.authors)
+        writer.contributors(entry.contributors)
+        writer.count(entry.categories.count)
+        for category in entry.categories {
+            writer.string(category.scheme)
+            writer.string(category.term)
+            writer.string(category.label)
+        }
+        writer.count(entry.links.count)
+        for link in entry.links {
+            writer.string(link.href)
+            writer.string(link.rel)
+            writer.string(link.type)
+            writer.string(link.title)
+        }
+        return writer.bytes
+    }
+
+    /// An acquisition's indirect types as the `indirect` column keeps them.
+    package static func indirect(_ nodes: [IndirectAcquisition], entryID: String) -> [UInt8] {
+        var writer = Writer(id: entryID)
+        writer.indirect(nodes)
+        return writer.bytes
+    }
+
+    /// The detail column read back: JSON (rows written before this format, and an empty `{}`) or bytes.
+    package static func readDetail(_ value: Stored, entryID: String) -> EditionDetailJSON? {
+        switch value {
+        case .text(let text):
+            return try? JSONDecoder().decode(EditionDetailJSON.self, from: Data(text.utf8))
+        case .bytes(let bytes):
+            var reader = Reader(bytes: bytes, id: entryID)
+            return try? reader.detail()
+        }
+    }
+
+    /// The indirect column read back, JSON or bytes.
+    package static func readIndirect(_ value: Stored, entryID: String) -> [IndirectAcquisition]? {
+        switch value {
+        case .text(let text):
+            return try? JSONDecoder().decode([IndirectAcquisition].self, from: Data(text.utf8))
+        case .bytes(let bytes):
+            var reader = Reader(bytes: bytes, id: entryID)
+            return try? reader.indirectRoot()
+        }
+    }
+
+    /// A stored column as it came back: text (JSON) or a blob.
+    package enum Stored {
+        case text(String)
+        case bytes([UInt8])
+    }
+
+    // A string is a varint tag: 0 nil; 1 a word of `vocabulary` (its place follows); otherwise the first `tag - 2`
+    // bytes of a string before it in the row (when there are any, how many strings back it is follows, 0 the last),
+    // then pieces: a length and that many bytes, then 1 when the entry's id and another piece follow, or 0 at the end.
+    struct Writer {
+        private(set) var bytes: [UInt8] = [DetailCodec.version]
+        private let id: [UInt8]
+        /// The strings written so far, the last last.
+        private var history: [[UInt8]] = []
+
+        init(id: String) { self.id = Array(id.utf8) }
+
+        mutating func count(_ value: Int) {
+            var rest = UInt(value)
+            while rest >= 0x80 {
+                bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+                rest >>= 7
+            }
+            bytes.append(UInt8(rest))
+        }
+
+        mutating func string(_ value: String?) {
+            guard let value else {
+                bytes.append(0)
+                return
+            }
+            if let word = DetailCodec.words[value] {
+                count(1)
+                count(word)
+                history.append(Array(value.utf8))
+                return
+            }
+            let utf8 = Array(value.utf8)
+            var (shared, back) = (0, 0)
+            for (distance, earlier) in history.reversed().enumerated() {
+                var common = 0
+                let limit = min(utf8.count, earlier.count)
+                while common < limit && utf8[common] == earlier[common] { common += 1 }
+                if common > shared { (shared, back) = (common, distance) }
+            }
+            // Not inside a character: the rest must be whole UTF-8 (a continuation byte starts no character).
+            while shared > 0 && shared < utf8.count && utf8[shared] & 0xC0 == 0x80 { shared -= 1 }
+            if shared < 4 { shared = 0 }
+            count(shared + 2)
+            if shared > 0 { count(back) }
+            var start = shared
+            while true {
+                if !id.isEmpty, let found = Self.find(id, in: utf8, from: start) {
+                    count(found - start)
+                    bytes.append(contentsOf: utf8[start..<found])
+                    bytes.append(1)
+                    start = found + id.count
+                } else {
+                    count(utf8.count - start)
+                    bytes.append(contentsOf: utf8[start...])
+                    bytes.append(0)
+                    break
+                }
+            }
+            history.append(utf8)
+        }
+
+        private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+            guard haystack.count - start >= needle.count else { return nil }
+            let first = needle[0]
+            var index = start
+            while index + needle.count <= haystack.count {
+                if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) {
+                    return index
+                }
+                index += 1
+            }
+            return nil
+        }
+
+        mutating func contributors(_ contributors: [Contributor]) {
+            count(contributors.count)
+            for contributor in contributors {
+                string(contributor.name)
+                count(contributor.roles.count)
+                for role in contributor.roles { string(role) }
+                string(contributor.sortName)
+                string(contributor.uri)
+            }
+        }
+
+        mutating func indirect(_ nodes: [IndirectAcquisition]) {
+            count(nodes.count)
+            for node in nodes {
+                string(node.type)
+                indirect(node.children)
+            }
+        }
+    }
+
+    struct Corrupt: Error {}
+
+    struct Reader {
+        let bytes: [UInt8]
+        let id: [UInt8]
+        private var offset = 0
+        private var history: [[UInt8]] = []
+
+        init(bytes: [UInt8], id: String) {
+            self.bytes = bytes
+            self.id = Array(id.utf8)
+        }
+
+        mutating func detail() throws -> EditionDetailJSON {
+            try header()
+            let authors = try contributors()
+            let contributors = try contributors()
+            var categories: [Category] = []
+            for _ in 0..<(try count()) {
+                let scheme = try string()
+                guard let term = try string() else { throw Corrupt() }
+                categories.append(Category(scheme: scheme, term: term, label: try string()))
+            }
+            var links: [OPDSLink] = []
+            for _ in 0..<(try count()) {
+                guard let href = try string() else { throw Corrupt() }
+                links.append(OPDSLink(href: href, rel: try string(), type: try string(), title: try string()))
+            }
+            guard offset == bytes.count else { throw Corrupt() }
+            return EditionDetailJSON(authors: authors, contributors: contributors, categories: categories, links: links)
+        }
+
+        mutating func indirectRoot() throws -> [IndirectAcquisition] {
+            try header()
+            let nodes = try indirect(depth: 0)
+            guard offset == bytes.count else { throw Corrupt() }
+            return nodes
+        }
+
+        private mutating func header() throws {
+            guard try byte() == DetailCodec.version else { throw Corrupt() }
+        }
+
+        private mutating func indirect(depth: Int) throws -> [IndirectAcquisition] {
+            guard depth < 64 else { throw Corrupt() }
+            var nodes: [IndirectAcquisition] = []
+            for _ in 0..<(try count()) {
+                guard let type = try string() else { throw Corrupt() }
+                nodes.append(IndirectAcquisition(type: type, children: try indirect(depth: depth + 1)))
+            }
+            return nodes
+        }
+
+        private mutating func contributors() throws -> [Contributor] {
+            var result: [Contributor] = []
+            for _ in 0..<(try count()) {
+                guard let name = try string() else { throw Corrupt() }
+                var contributor = Contributor(name: name)
+                for _ in 0..<(try count()) {
+                    guard let role = try string() else { throw Corrupt() }
+                    contributor.roles.append(role)
+                }
+                contributor.sortName = try string()
+                contributor.uri = try string()
+                result.append(contributor)
+            }
+            return result
+        }
+
+        private mutating func byte() throws -> UInt8 {
+            guard offset < bytes.count else { throw Corrupt() }
+            defer { offset += 1 }
+            return bytes[offset]
+        }
+
+        private mutating func count() throws -> Int {
+            var value = 0
+            var shift = 0
+            while true {
+                let next = try byte()
+                guard shift < 56 else { throw Corrupt() }
+                value |= Int(next & 0x7F) << shift
+                if next < 0x80 { break }
+                shift += 7
+            }
+            guard value <= bytes.count + (1 << 20) else { throw Corrupt() }
+            return value
+        }
+
+        private mutating func string() throws -> String? {
+            let tag = try count()
+            if tag == 0 { return nil }
+            var utf8: [UInt8]
+            if tag == 1 {
+                let word = try count()
+                guard word < DetailCodec.vocabulary.count else { throw Corrupt() }
+                utf8 = Array(DetailCodec.vocabulary[word].utf8)
+            } else {
+                let shared = tag - 2
+                if shared > 0 {
+                    let back = try count()
+                    guard back < history.count, shared <= history[history.count - 1 - back].count else { throw Corrupt() }
+                    utf8 = Array(history[history.count - 1 - back][0..<shared])
+                } else {
+                    utf8 = []
+                }
+                while true {
+                    let length = try count()
+                    guard length <= bytes.count - offset else { throw Corrupt() }
+                    utf8 += bytes[offset..<offset + length]
+                    offset += length
+                    let more = try byte()
+                    guard more <= 1 else { throw Corrupt() }
+                    if more == 0 { break }
+                    utf8 += id
+                }
+            }
+            history.append(utf8)
+            guard let text = String(validating: utf8, as: UTF8.self) else { throw Corrupt() }
+            return text
+        }
+    }
+}
