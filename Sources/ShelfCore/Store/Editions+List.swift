@@ -98,6 +98,34 @@ extension Store {
         try resolveEditionNoting(query, in: library).edition
     }
 
+    /// A string for LIKE that matches `text` literally.
+    private static func likeEscaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%")
+            .replacingOccurrences(of: "_", with: "\\_")
+    }
+
+    /// The ids of a library that end with one of `ends`, each of which holds a `:` or `/`: through the key index
+    /// when the key of the end is the end's last part (a UUID or a token, which the id's key is then too), else
+    /// read from every id.
+    private static func idsEnding(with ends: [String], _ db: Database, libraryID: Int64) throws -> [String] {
+        var found: [String] = []
+        for end in ends {
+            let (key, _) = ShortID.key(of: end)
+            let ids: [String]
+            if ShortID.holdsTail(end) {
+                ids = try String.fetchAll(
+                    db, sql: "SELECT entry_id FROM edition WHERE library_id = ? AND short_key = ? LIMIT 100",
+                    arguments: [libraryID, key])
+            } else {
+                ids = try String.fetchAll(
+                    db, sql: "SELECT entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
+                    arguments: [libraryID, "%" + likeEscaped(end)])
+            }
+            found += ids.filter { $0.hasSuffix(end) && !found.contains($0) }
+        }
+        return found
+    }
+
     /// `resolveEdition`, with a line to tell the patron when the query found one title although it also names
     /// another: the whole id of one title that is also the end of another's id, which the whole match wins.
     public func resolveEditionNoting(_ query: String, in library: Library) throws(StoreError)
@@ -109,11 +137,8 @@ extension Store {
                 db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
                 arguments: [library.id, query])
             {
-                let reversed = ShortID.reversed(query)
-                let others = try String.fetchAll(db, sql: """
-                    SELECT entry_id FROM edition WHERE library_id = ? AND reversed_id > ? AND reversed_id < ? LIMIT 3
-                    """, arguments: [library.id, reversed, ShortID.upperBound(of: reversed)])
-                    .filter { $0 != query && ($0.hasSuffix(":" + query) || $0.hasSuffix("/" + query)) }
+                let others = try Self.idsEnding(with: [":" + query, "/" + query], db, libraryID: library.id)
+                    .filter { $0 != query }
                 if let other = others.first {
                     let shown = try ShortID.shortID(of: other, libraryID: library.id, in: db)
                     note = "\(query) is the whole id of one title and the end of another's (\(other), shown as "
@@ -126,23 +151,30 @@ extension Store {
                 db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key = ? LIMIT 10",
                 arguments: [library.id, query])
             if !keyed.isEmpty { return keyed }
-            let reversed = ShortID.reversed(query)
-            let indexed = try Row.fetchAll(db, sql: """
-                SELECT id, entry_id FROM (SELECT id, entry_id FROM edition
-                    WHERE library_id = ?1 AND short_key >= ?2 AND short_key < ?3 LIMIT 10)
-                UNION
-                SELECT id, entry_id FROM (SELECT id, entry_id FROM edition
-                    WHERE library_id = ?1 AND reversed_id >= ?4 AND reversed_id < ?5 LIMIT 10)
-                LIMIT 10
-                """, arguments: [
-                    library.id, query, ShortID.upperBound(of: query), reversed, ShortID.upperBound(of: reversed),
-                ])
-            if !indexed.isEmpty { return indexed }
-            let pattern = "%" + query.replacingOccurrences(of: "\\", with: "\\\\")
-                .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_") + "%"
+            // The start of a key, or an end of an id that holds its last `:` or `/` (a short id shown apart): both
+            // through the key index.
+            var indexed = try Row.fetchAll(db, sql: """
+                SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key >= ? AND short_key < ? LIMIT 10
+                """, arguments: [library.id, query, ShortID.upperBound(of: query)])
+            if ShortID.holdsTail(query) {
+                let key = ShortID.key(of: query).key
+                let ends = try Row.fetchAll(db, sql: """
+                    SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key = ? LIMIT 100
+                    """, arguments: [library.id, key]).filter { ($0[1] as String).hasSuffix(query) }
+                for row in ends where !indexed.contains(where: { $0[0] as Int64 == row[0] as Int64 }) {
+                    indexed.append(row)
+                }
+            }
+            if !indexed.isEmpty { return Array(indexed.prefix(10)) }
+            // Any other end of an id, then any part of it: read from every id of the library.
+            let escaped = Self.likeEscaped(query)
+            let ends = try Row.fetchAll(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
+                arguments: [library.id, "%" + escaped])
+            if !ends.isEmpty { return ends }
             return try Row.fetchAll(
                 db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
-                arguments: [library.id, pattern])
+                arguments: [library.id, "%" + escaped + "%"])
         }
         guard !matches.isEmpty else { throw .editionNotFound(query) }
         guard matches.count == 1 else { throw .ambiguousEdition(query, matches.map { $0[1] }) }

@@ -263,8 +263,8 @@ final class EntryApplier {
 
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
-                             changed_at, state, has_local_copy, state_changed_at, short_key, reversed_id, short_id)
-        VALUES (\(Array(repeating: "?", count: 36).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?, ?)
+                             changed_at, state, has_local_copy, state_changed_at, short_key, short_id)
+        VALUES (\(Array(repeating: "?", count: 36).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
         """
 
     private static let updateSQL: String = {
@@ -294,7 +294,6 @@ final class EntryApplier {
         // The id never changes, so these are set once; an update leaves them be.
         let key = ShortID.key(of: record.entry.id).key
         statement.bind(key)
-        statement.bind(ShortID.reversed(record.entry.id))
         // Its base form until `finish` widens it against the library's other ids.
         statement.bind(ShortID.base(of: record.entry.id))
         try statement.run()

@@ -38,8 +38,14 @@ public enum ShortID {
         return byPrefix ? String(key.prefix(minimumLength)) : key
     }
 
-    /// The id with its characters in reverse order (`edition.reversed_id`): its index finds an id by its end.
-    static func reversed(_ id: String) -> String { String(String.UnicodeScalarView(id.unicodeScalars.reversed())) }
+
+    /// Whether every id ending with `end` has the key `end` has: `end` holds a `:` or `/` before its last part, so
+    /// that part is the id's last part too, and the key is that part (a UUID or a token), not a hash of the id.
+    static func holdsTail(_ end: String) -> Bool {
+        let tail = tail(of: end)
+        guard tail.utf8.count < end.utf8.count, !tail.isEmpty else { return false }
+        return key(of: end).key == tail
+    }
 
     /// An upper bound for a range scan of the keys starting with `prefix`.
     static func upperBound(of prefix: String) -> String { prefix + "\u{10FFFF}" }

@@ -231,9 +231,8 @@ public enum StoreSalvage {
             arguments.append(value)
         }
         let now = Date().timeIntervalSince1970.databaseValue
-        names += ["content_hash", "change_hash", "first_seen_at", "changed_at", "state_changed_at", "short_key", "reversed_id"]
-        arguments += [0.databaseValue, 0.databaseValue, now, now, now, ShortID.key(of: entry).key.databaseValue,
-                      ShortID.reversed(entry).databaseValue]
+        names += ["content_hash", "change_hash", "first_seen_at", "changed_at", "state_changed_at", "short_key"]
+        arguments += [0.databaseValue, 0.databaseValue, now, now, now, ShortID.key(of: entry).key.databaseValue]
         try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO edition (\(names.map { "\"\($0)\"" }.joined(separator: ", ")))
             VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))

@@ -56,11 +56,9 @@ import Testing
         let store = try Self.migratedStore(test)
         let library = try store.library(named: "lib")
         let filled = try store.read { db in
-            try Row.fetchAll(db, sql: "SELECT entry_id, short_key, reversed_id FROM edition").map {
-                [$0[0], $0[1], $0[2]] as [String]
-            }
+            try Row.fetchAll(db, sql: "SELECT entry_id, short_key FROM edition").map { [$0[0], $0[1]] as [String] }
         }
-        #expect(filled.allSatisfy { $0[1] == ShortID.key(of: $0[0]).key && $0[2] == String($0[0].reversed()) })
+        #expect(filled.allSatisfy { $0[1] == ShortID.key(of: $0[0]).key })
 
         let listed = Dictionary(uniqueKeysWithValues: try store.editions(of: library, filter: EditionFilter(includeRemoved: true))
             .map { ($0.id, $0.shortID) })
@@ -80,6 +78,13 @@ import Testing
         }
         // The 8 characters both share are ambiguous; the other library's third never counts.
         #expect(throws: StoreError.self) { try store.resolveEdition("04377e87", in: library) }
+        // An end holding the id's last `:` or `/` is found through the key index; one of a hashed key by a scan.
+        #expect(try store.resolveEdition("uuid:" + String(Self.other.suffix(36)), in: library).entryID == Self.other)
+        #expect(try store.resolveEdition("isbn:9781488208676", in: library).entryID == Self.isbn)
+        #expect(try store.resolveEdition("Bibliotheca%20ID%2F44977", in: library).entryID == Self.loan)
+        #expect(ShortID.holdsTail("isbn:9781488208676") && ShortID.holdsTail(":x/" + Self.other.suffix(36)))
+        #expect(!ShortID.holdsTail("9781488208676") && !ShortID.holdsTail("a/b c"))
+        #expect(ShortID.holdsTail("a:x:"))
         // Any other part of an id is still found, by a scan.
         #expect(try store.resolveEdition("librarysimplified", in: library).entryID == Self.loan)
         #expect(throws: StoreError.self) { try store.resolveEdition("nothing-like-it", in: library) }
@@ -176,11 +181,10 @@ import Testing
                     index += 1
                     try db.execute(sql: """
                         INSERT INTO edition (library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
-                            changed_at, state_changed_at, state, in_catalog, short_key, reversed_id, short_id)
-                        VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?, ?, ?)
+                            changed_at, state_changed_at, state, in_catalog, short_key, short_id)
+                        VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?, ?)
                         """, arguments: [
-                            library.id, id, "Title \(index)", ShortID.key(of: id).key, ShortID.reversed(id),
-                            ShortID.base(of: id),
+                            library.id, id, "Title \(index)", ShortID.key(of: id).key, ShortID.base(of: id),
                         ])
                 }
                 try Store.widenShortIDs(db, libraryID: library.id, addedKeys: Set(batch.map { ShortID.key(of: $0).key }))
