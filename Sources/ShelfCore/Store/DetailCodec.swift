@@ -109,14 +109,7 @@ package enum DetailCodec {
 
         init(id: String) { self.id = Array(id.utf8) }
 
-        mutating func count(_ value: Int) {
-            var rest = UInt(value)
-            while rest >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-                rest >>= 7
-            }
-            bytes.append(UInt8(rest))
-        }
+        mutating func count(_ value: Int) { Varint.append(value, to: &bytes) }
 
         mutating func string(_ value: String?) {
             guard let value else {
@@ -267,18 +260,13 @@ package enum DetailCodec {
             return bytes[offset]
         }
 
+        /// A count, a length, a tag or a vocabulary word's place (each checked where it is used), bounded so that a
+        /// damaged one is no number to count to.
         private mutating func count() throws -> Int {
-            var value = 0
-            var shift = 0
-            while true {
-                let next = try byte()
-                guard shift < 56 else { throw Corrupt() }
-                value |= Int(next & 0x7F) << shift
-                if next < 0x80 { break }
-                shift += 7
-            }
-            guard value <= bytes.count + (1 << 20) else { throw Corrupt() }
-            return value
+            let value: UInt?
+            do { value = try Varint.read(bytes, at: &offset) } catch { throw Corrupt() }
+            guard let value, value <= UInt(bytes.count) + (1 << 20) else { throw Corrupt() }
+            return Int(value)
         }
 
         private mutating func string() throws -> String? {

@@ -128,14 +128,7 @@ package struct EntryCodec {
             }
         }
 
-        private mutating func count(_ value: Int) {
-            var rest = UInt(value)
-            while rest >= 0x80 {
-                bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
-                rest >>= 7
-            }
-            bytes.append(UInt8(rest))
-        }
+        private mutating func count(_ value: Int) { Varint.append(value, to: &bytes) }
 
         private mutating func string(_ value: String) {
             var value = value
@@ -191,24 +184,14 @@ package struct EntryCodec {
         /// The next record `Writer.append` made; nil, reading nothing, when the bytes end before it does.
         mutating func readRecord() throws -> OPDSEntry? {
             let start = offset
-            var length = 0
-            var shift = 0
-            while true {
-                guard offset < bytes.count else {
-                    offset = start
-                    return nil
-                }
-                let next = bytes[offset]
-                offset += 1
-                guard shift < 63 else { throw Corrupt() }
-                length |= Int(next & 0x7F) << shift
-                if next < 0x80 { break }
-                shift += 7
-            }
-            guard length <= bytes.count - offset else {
+            let read: UInt?
+            do { read = try Varint.read(bytes, at: &offset) } catch { throw Corrupt() }
+            guard let read else { return nil }
+            guard read <= UInt(bytes.count - offset) else {
                 offset = start
                 return nil
             }
+            let length = Int(read)
             var record = Reader(UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length]))
             let entry = try record.read()
             guard record.isAtEnd else { throw Corrupt() }
@@ -310,17 +293,11 @@ package struct EntryCodec {
             return bytes[offset]
         }
 
+        /// A count or a length, which no whole record can exceed its bytes' count in.
         private mutating func count() throws -> Int {
-            var value: UInt = 0
-            var shift: UInt = 0
-            while true {
-                let next = try byte()
-                guard shift < 63 else { throw Corrupt() }
-                value |= UInt(next & 0x7F) << shift
-                if next < 0x80 { break }
-                shift += 7
-            }
-            guard value <= UInt(bytes.count) else { throw Corrupt() }
+            let value: UInt?
+            do { value = try Varint.read(bytes, at: &offset) } catch { throw Corrupt() }
+            guard let value, value <= UInt(bytes.count) else { throw Corrupt() }
             return Int(value)
         }
 
