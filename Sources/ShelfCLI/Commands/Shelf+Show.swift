@@ -10,8 +10,9 @@ extension Shelf {
             abstract: "Show a title's details, availability, allowed actions and history.",
             discussion: """
                 ID is the title's Atom id, its short id as shelf list shows it (or the start of that), the end of \
-                the id, or any other unique part of it (an ISBN, the start of a UUID). All but the last are looked \
-                up in an index; any other part is looked for in every id. An id that is one title's whole id and \
+                the id, or any other unique part of it (an ISBN, the start of a UUID). The id, a short id and an \
+                end from one of the id's `:` or `/` are looked up in an index; any other end or part is looked for \
+                in every id. An id that is one title's whole id and \
                 the end of another's (9781488208676 beside urn:isbn:9781488208676) opens the whole match and says \
                 so on standard error.
 
