@@ -110,14 +110,15 @@ final class SyncStage: @unchecked Sendable {
     }
 }
 
-/// One page's entries on disk, each as its length and `EntryCodec` bytes; written in blocks of about a megabyte,
-/// read back a block at a time, so that a page of any size never sits whole in memory.
+/// One page's entries on disk, each as its length and `EntryCodec` bytes; written in blocks of about 256 KB, read
+/// back a block at a time, so that a page of any size never sits whole in memory. (Blocks of a megabyte took a sync's
+/// peak memory past 64 MB at 300,000 titles; a block is still many entries, so its writes stay few.)
 final class EntriesFile {
     let url: URL
     private let descriptor: Int32
-    private var writer = EntryCodec.Writer(capacity: EntriesFile.block + 64 * 1024)
+    private var writer = EntryCodec.Writer(capacity: EntriesFile.block + 16 * 1024)
     private var record = EntryCodec.Writer(capacity: 8 * 1024)
-    static let block = 1 << 20
+    static let block = 256 << 10
 
     init(_ url: URL) throws {
         self.url = url

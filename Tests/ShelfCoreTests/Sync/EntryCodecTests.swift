@@ -54,7 +54,7 @@ import Testing
         #expect(try Self.roundTrip(entries) == [entries])
     }
 
-    /// Entries larger than the file's one-megabyte blocks, and many of them, come back whole and in order, in
+    /// Entries larger than the file's 256 KB blocks, and many of them, come back whole and in order, in
     /// batches of the size asked for.
     @Test func entriesAcrossBlocksComeBackInOrderAndInBatches() throws {
         let large = String(repeating: "long summary ", count: 200_000)
