@@ -136,7 +136,8 @@ extension DemoCLITests {
             kill(process.processIdentifier, signal)
             try await offloaded { process.waitUntilExit() }
             if signal == SIGTERM {
-                #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+                #expect(process.terminationReason == .exit && process.terminationStatus == 0,
+                        "shelf demo --serve ended by \(process.terminationReason) with status \(process.terminationStatus)")
             }
             // Either way the demo library stops with it.
             #expect(try await Self.stopsListening(url), "the demo library still listens after shelf got signal \(signal)")
