@@ -104,26 +104,19 @@ extension Store {
             .replacingOccurrences(of: "_", with: "\\_")
     }
 
-    /// The ids of a library that end with one of `ends`, each of which holds a `:` or `/`: through the key index
-    /// when the key of the end is the end's last part (a UUID or a token, which the id's key is then too), else
-    /// read from every id.
-    private static func idsEnding(with ends: [String], _ db: Database, libraryID: Int64) throws -> [String] {
-        var found: [String] = []
-        for end in ends {
-            let (key, _) = ShortID.key(of: end)
-            let ids: [String]
-            if ShortID.holdsTail(end) {
-                ids = try String.fetchAll(
-                    db, sql: "SELECT entry_id FROM edition WHERE library_id = ? AND short_key = ? LIMIT 100",
-                    arguments: [libraryID, key])
-            } else {
-                ids = try String.fetchAll(
-                    db, sql: "SELECT entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
-                    arguments: [libraryID, "%" + likeEscaped(end)])
-            }
-            found += ids.filter { $0.hasSuffix(end) && !found.contains($0) }
+    /// The titles of a library whose id ends with `end` (their row id and id): through the key index when `end`
+    /// holds the id's last `:` or `/` (`ShortID.holdsTail`: every such id has the key `end` has), else read from
+    /// every id.
+    private static func titles(endingWith end: String, _ db: Database, libraryID: Int64) throws -> [Row] {
+        guard ShortID.holdsTail(end) else {
+            return try Row.fetchAll(
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
+                arguments: [libraryID, "%" + likeEscaped(end)])
         }
-        return found
+        return try Row.fetchAll(
+            db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key = ? LIMIT 100",
+            arguments: [libraryID, ShortID.key(of: end).key]
+        ).filter { ($0[1] as String).hasSuffix(end) }
     }
 
     /// `resolveEdition`, with a line to tell the patron when the query found one title although it also names
@@ -137,7 +130,8 @@ extension Store {
                 db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
                 arguments: [library.id, query])
             {
-                let others = try Self.idsEnding(with: [":" + query, "/" + query], db, libraryID: library.id)
+                let others = try [":" + query, "/" + query]
+                    .flatMap { try Self.titles(endingWith: $0, db, libraryID: library.id).map { $0[1] as String } }
                     .filter { $0 != query }
                 if let other = others.first {
                     let shown = try ShortID.shortID(of: other, libraryID: library.id, in: db)
@@ -156,25 +150,22 @@ extension Store {
             var indexed = try Row.fetchAll(db, sql: """
                 SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key >= ? AND short_key < ? LIMIT 10
                 """, arguments: [library.id, query, ShortID.upperBound(of: query)])
-            if ShortID.holdsTail(query) {
-                let key = ShortID.key(of: query).key
-                let ends = try Row.fetchAll(db, sql: """
-                    SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key = ? LIMIT 100
-                    """, arguments: [library.id, key]).filter { ($0[1] as String).hasSuffix(query) }
-                for row in ends where !indexed.contains(where: { $0[0] as Int64 == row[0] as Int64 }) {
+            let indexedEnd = ShortID.holdsTail(query)
+            if indexedEnd {
+                for row in try Self.titles(endingWith: query, db, libraryID: library.id)
+                where !indexed.contains(where: { $0[0] as Int64 == row[0] as Int64 }) {
                     indexed.append(row)
                 }
             }
             if !indexed.isEmpty { return Array(indexed.prefix(10)) }
             // Any other end of an id, then any part of it: read from every id of the library.
-            let escaped = Self.likeEscaped(query)
-            let ends = try Row.fetchAll(
-                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
-                arguments: [library.id, "%" + escaped])
-            if !ends.isEmpty { return ends }
+            if !indexedEnd {
+                let ends = try Self.titles(endingWith: query, db, libraryID: library.id)
+                if !ends.isEmpty { return ends }
+            }
             return try Row.fetchAll(
                 db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id LIKE ? ESCAPE '\\' LIMIT 10",
-                arguments: [library.id, "%" + escaped + "%"])
+                arguments: [library.id, "%" + Self.likeEscaped(query) + "%"])
         }
         guard !matches.isEmpty else { throw .editionNotFound(query) }
         guard matches.count == 1 else { throw .ambiguousEdition(query, matches.map { $0[1] }) }

@@ -38,7 +38,6 @@ public enum ShortID {
         return byPrefix ? String(key.prefix(minimumLength)) : key
     }
 
-
     /// Whether every id ending with `end` has the key `end` has: `end` holds a `:` or `/` before its last part, so
     /// that part is the id's last part too, and the key is that part (a UUID or a token), not a hash of the id.
     static func holdsTail(_ end: String) -> Bool {
