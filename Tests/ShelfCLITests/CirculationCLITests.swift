@@ -410,7 +410,8 @@ import Testing
         let store = try Store(home: Home(directory: fixture.shelf.home))
         try store.write { db in
             try db.execute(sql: "UPDATE loan SET revoke_url = NULL")
-            try db.execute(sql: "UPDATE edition SET revoke_url = NULL")
+            // The edition's revoke link is in its detail (and, in rows written before, in its column).
+            try db.execute(sql: "UPDATE edition SET revoke_url = NULL, detail = '{}'")
         }
         await fixture.server.state.resetStats()
         let result = try await fixture.shelf.run(["return", "7d3c0003", "--yes"])

@@ -1,14 +1,19 @@
 import Foundation
 
-/// How the store keeps what `shelf show` alone reads of an edition: its contributors, categories and other links
-/// (`edition.detail`) and each acquisition's indirect types (`acquisition.indirect`), as compact bytes.
+/// How the store keeps what `shelf show` alone reads of an edition: its contributors, categories, other links and
+/// the URLs of its cover, thumbnail, revoke link and annotations (`edition.detail`), and each acquisition's indirect
+/// types (`acquisition.indirect`), as compact bytes.
 ///
 /// Kept as JSON they were most of a title's row (about 900 bytes of a Palace-style entry, mostly the same URIs over
 /// and over): here a string is a word of `vocabulary` (one or two bytes), or shares its start with a string before
 /// it in the row (front coding: a link's `https://library.example/` is written once a row), and the entry's own id
 /// inside it is one byte. The first byte is the format's version. Rows written before are JSON, and read as such.
+///
+/// Version 2 adds the four URLs, which had columns of their own: a Palace-style title's three URLs each held the
+/// library's address and the entry's id whole, 240 bytes a title; front-coded here, with the id as one byte, they
+/// are about 30. Version 1 rows keep them in their columns, which `shelf show` reads when the detail has none.
 package enum DetailCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     /// Strings every catalog repeats. Append only: a stored row names a word by its place here.
     static let vocabulary: [String] = [
@@ -60,6 +65,7 @@ package enum DetailCodec {
             writer.string(link.type)
             writer.string(link.title)
         }
+        for url in [entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL] { writer.string(url) }
         return writer.bytes
     }
 
@@ -199,7 +205,7 @@ package enum DetailCodec {
         }
 
         mutating func detail() throws -> EditionDetailJSON {
-            try header()
+            let version = try header()
             let authors = try contributors()
             let contributors = try contributors()
             var categories: [Category] = []
@@ -213,8 +219,13 @@ package enum DetailCodec {
                 guard let href = try string() else { throw Corrupt() }
                 links.append(OPDSLink(href: href, rel: try string(), type: try string(), title: try string()))
             }
+            var detail = EditionDetailJSON(authors: authors, contributors: contributors, categories: categories, links: links)
+            if version >= 2 {
+                (detail.coverURL, detail.thumbnailURL) = (try string(), try string())
+                (detail.revokeURL, detail.annotationsURL) = (try string(), try string())
+            }
             guard offset == bytes.count else { throw Corrupt() }
-            return EditionDetailJSON(authors: authors, contributors: contributors, categories: categories, links: links)
+            return detail
         }
 
         mutating func indirectRoot() throws -> [IndirectAcquisition] {
@@ -224,8 +235,12 @@ package enum DetailCodec {
             return nodes
         }
 
-        private mutating func header() throws {
-            guard try byte() == DetailCodec.version else { throw Corrupt() }
+        /// The format's version: 1 (no URLs) or 2.
+        @discardableResult
+        private mutating func header() throws -> UInt8 {
+            let version = try byte()
+            guard version >= 1 && version <= DetailCodec.version else { throw Corrupt() }
+            return version
         }
 
         private mutating func indirect(depth: Int) throws -> [IndirectAcquisition] {

@@ -321,6 +321,11 @@ extension Store {
         return "SELECT \(summaryColumns.joined(separator: ", ")) FROM \(source) LEFT JOIN loan l ON l.edition_id = e.id"
     }
 
+    /// An edition's detail column read back (`DetailCodec`); nil when it cannot be read.
+    static func editionDetail(_ value: DatabaseValue, entryID: String) -> EditionDetailJSON? {
+        DetailCodec.readDetail(stored(value), entryID: entryID)
+    }
+
     /// Everything known about one edition.
     public func edition(_ query: String, in library: Library, now: Date = Date()) throws(StoreError) -> EditionDetail {
         try edition(try resolveEdition(query, in: library), now: now)
@@ -368,7 +373,7 @@ extension Store {
                 throw StoreError.editionNotFound(edition.entryID)
             }
             let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!
-            let detail = DetailCodec.readDetail(Self.stored(row["detail"]), entryID: edition.entryID)
+            let detail = Self.editionDetail(row["detail"], entryID: edition.entryID)
                 ?? EditionDetailJSON(authors: [], contributors: [], categories: [], links: [])
             let acquisitions = try Row.fetchAll(
                 db, sql: "SELECT * FROM acquisition WHERE edition_id = ? ORDER BY position", arguments: [rowID]
@@ -393,8 +398,9 @@ extension Store {
                 subtitle: row["subtitle"], description: row["summary"],
                 publisher: row["publisher"], issued: row["issued"], language: row["language"],
                 distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],
-                published: row["published"], coverURL: row["cover_url"], thumbnailURL: row["thumbnail_url"],
-                revokeURL: row["revoke_url"], annotationsURL: row["annotations_url"],
+                published: row["published"], coverURL: detail.coverURL ?? row["cover_url"],
+                thumbnailURL: detail.thumbnailURL ?? row["thumbnail_url"], revokeURL: detail.revokeURL ?? row["revoke_url"],
+                annotationsURL: detail.annotationsURL ?? row["annotations_url"],
                 contributors: detail.authors.map { var c = $0; if c.roles.isEmpty { c.roles = ["aut"] }; return c }
                     + detail.contributors,
                 categories: detail.categories, links: detail.links, acquisitions: acquisitions,

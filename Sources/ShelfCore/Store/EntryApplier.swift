@@ -233,11 +233,13 @@ final class EntryApplier {
         let entry = record.entry
         for text in [entry.title, entry.subtitle, record.authors, record.narrators, record.description, entry.publisher,
                      entry.issued, entry.language, entry.distributor, entry.additionalType, record.medium,
-                     entry.updated, entry.published, entry.coverURL, entry.thumbnailURL, entry.revokeURL,
-                     entry.annotationsURL]
+                     entry.updated, entry.published]
         {
             statement.bind(text)
         }
+        // The cover, thumbnail, revoke and annotations URLs are in the detail now: their columns, kept for rows
+        // written before, are emptied.
+        for _ in 0..<4 { statement.bind(nil as String?) }
         statement.bind(entry.isDraft)
         statement.bind(entry.isPaid)
         statement.bindCirculation(record.availability, record.holds, record.copies)
@@ -292,10 +294,11 @@ final class EntryApplier {
         statement.bind(now)
         statement.bind(now)
         // The id never changes, so these are set once; an update leaves them be.
-        let key = ShortID.key(of: record.entry.id).key
+        let (key, byPrefix) = ShortID.key(of: record.entry.id)
         statement.bind(key)
-        // Its base form until `finish` widens it against the library's other ids.
-        statement.bind(ShortID.base(of: record.entry.id))
+        // Widened against the keys stored so far; `finish` widens it against those added after it.
+        var neighbours = try KeyNeighbours(db, libraryID: libraryID)
+        statement.bind(try ShortIDWidths.provisional(key: key, byPrefix: byPrefix, neighbours: &neighbours))
         try statement.run()
         addedKeys.insert(key)
         let id = db.lastInsertedRowID

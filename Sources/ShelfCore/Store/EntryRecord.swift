@@ -191,4 +191,9 @@ package struct EditionDetailJSON: Codable {
     package var contributors: [Contributor]
     package var categories: [Category]
     package var links: [OPDSLink]
+    /// Kept in the detail since its version 2 (`DetailCodec`); before, in the edition's columns of those names.
+    package var coverURL: String?
+    package var thumbnailURL: String?
+    package var revokeURL: String?
+    package var annotationsURL: String?
 }

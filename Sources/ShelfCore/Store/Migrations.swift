@@ -577,6 +577,8 @@ enum Migrations {
                     entry.contributors = json.contributors
                     entry.categories = json.categories
                     entry.links = json.links
+                    (entry.coverURL, entry.thumbnailURL) = (json.coverURL, json.thumbnailURL)
+                    (entry.revokeURL, entry.annotationsURL) = (json.revokeURL, json.annotationsURL)
                     try detail.execute(arguments: [Data(DetailCodec.detail(of: entry)), row["id"] as Int64])
                 }
             }

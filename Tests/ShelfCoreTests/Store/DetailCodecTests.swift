@@ -25,13 +25,15 @@ import Testing
         #expect(detail.links == entry.links.map { OPDSLink(href: $0.href, rel: $0.rel, type: $0.type, title: $0.title) },
                 "\(place)")
         #expect(indirect == entry.acquisitions.map(\.indirect), "\(place)")
+        #expect([detail.coverURL, detail.thumbnailURL, detail.revokeURL, detail.annotationsURL]
+                == [entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL], "\(place)")
     }
 
     /// Words of the vocabulary, strings sharing their start with the one before (inside a character too), the id
     /// inside a string (twice, at its ends, alone), empty strings and nils.
     @Test func everyKindOfStringComesBack() throws {
         let id = "urn:uuid:ä1b2"
-        let entry = OPDSEntry(
+        var entry = OPDSEntry(
             id: id, title: "", authors: [
                 Contributor(name: "", roles: ["aut", "nrt", "zzz"], sortName: nil, uri: "https://l.example/a/\(id)/\(id)"),
                 Contributor(name: "ä", roles: [], sortName: "äb", uri: "äc"),
@@ -48,6 +50,8 @@ import Testing
                 ])])],
             links: [OPDSLink(href: "https://l.example/works/\(id)", rel: "alternate", type: "text/html", title: "t"),
                     OPDSLink(href: id), OPDSLink(href: "")])
+        (entry.coverURL, entry.thumbnailURL) = ("https://l.example/covers/\(id).png", "https://l.example/covers/\(id).png")
+        (entry.revokeURL, entry.annotationsURL) = (nil, "https://l.example/annotations/\(id)")
         try Self.expectSame(entry, "every kind")
     }
 
@@ -56,7 +60,7 @@ import Testing
         let entry = OPDSEntry(id: "urn:x:1", title: "", authors: [Contributor(name: "Ann", uri: "https://x/urn:x:1")])
         let bytes = DetailCodec.detail(of: entry)
         #expect(DetailCodec.readDetail(.bytes(bytes), entryID: entry.id) != nil)
-        let damages: [[UInt8]] = [Array(bytes.dropLast()), bytes + [0], [2] + Array(bytes.dropFirst()), [], [1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]
+        let damages: [[UInt8]] = [Array(bytes.dropLast()), bytes + [0], [3] + Array(bytes.dropFirst()), [], [1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]
         for damaged in damages {
             #expect(DetailCodec.readDetail(.bytes(damaged), entryID: entry.id) == nil, "\(damaged)")
         }
@@ -76,6 +80,48 @@ import Testing
         #expect(entries >= 200)
     }
 
+    /// The cover, thumbnail, revoke and annotations URLs are kept in the detail, their columns left empty; a row
+    /// written before (a version 1 detail, the URLs in their columns) shows the same URLs.
+    @Test func theURLsMovedIntoTheDetailReadTheSameFromRowsWrittenBefore() async throws {
+        try await SyncFixture.with(DemoConfiguration(pageSize: 50, generatedEntries: 20)) { fixture in
+            _ = try fixture.sync()
+            let library = fixture.library
+            let ids = try fixture.store.read { db in
+                #expect(try Int.fetchOne(db, sql: """
+                    SELECT count(*) FROM edition
+                    WHERE cover_url IS NOT NULL OR thumbnail_url IS NOT NULL OR annotations_url IS NOT NULL
+                    """) == 0)
+                return try String.fetchAll(db, sql: "SELECT entry_id FROM edition ORDER BY id")
+            }
+            func urls() throws -> [[String?]] {
+                try ids.map { id in
+                    let detail = try fixture.store.edition(try fixture.store.resolveEdition(id, in: library))
+                    return [detail.coverURL, detail.thumbnailURL, detail.revokeURL, detail.annotationsURL]
+                }
+            }
+            let before = try urls()
+            #expect(before.filter { $0[0] != nil && $0[3] != nil }.count >= 10, "\(before)")
+            // Each row as a version 1 detail (the same bytes without the URLs) with the URLs in their columns.
+            try fixture.store.write { db in
+                for (id, shown) in zip(ids, before) {
+                    var entry = OPDSEntry(id: id, title: "")
+                    let stored = try #require(DetailCodec.readDetail(.bytes(Array(try Data.fetchOne(
+                        db, sql: "SELECT detail FROM edition WHERE entry_id = ?", arguments: [id])!)), entryID: id))
+                    (entry.authors, entry.contributors) = (stored.authors, stored.contributors)
+                    (entry.categories, entry.links) = (stored.categories, stored.links)
+                    let version2 = DetailCodec.detail(of: entry)
+                    #expect(version2.suffix(4) == [0, 0, 0, 0])
+                    let version1 = [1] + version2.dropFirst().dropLast(4)
+                    try db.execute(sql: """
+                        UPDATE edition SET detail = ?, cover_url = ?, thumbnail_url = ?, revoke_url = ?, annotations_url = ?
+                        WHERE entry_id = ?
+                        """, arguments: [Data(version1), shown[0], shown[1], shown[2], shown[3], id])
+                }
+            }
+            #expect(try urls() == before)
+        }
+    }
+
     /// A generated Palace-style title's detail is under a quarter of its JSON; a store written with JSON is
     /// upgraded, and `show` reads the same contributors, categories, links and indirect types before and after.
     @Test func aStoreWrittenWithJSONIsUpgradedAndReadsTheSame() async throws {
@@ -92,7 +138,8 @@ import Testing
                 try ids.map { id in
                     let detail = try store.edition(try store.resolveEdition(id, in: library))
                     return "\(detail.contributors) \(detail.categories) \(detail.links) "
-                        + "\(detail.acquisitions.map(\.indirect))"
+                        + "\(detail.acquisitions.map(\.indirect)) \(String(describing: detail.coverURL)) "
+                        + "\(String(describing: detail.annotationsURL))"
                 }
             }
             let before = try shown(fixture.store)
