@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import GRDB
 import ShelfCore
 import Testing
 
@@ -410,8 +411,18 @@ import Testing
         let store = try Store(home: Home(directory: fixture.shelf.home))
         try store.write { db in
             try db.execute(sql: "UPDATE loan SET revoke_url = NULL")
-            // The edition's revoke link is in its detail (and, in rows written before, in its column).
-            try db.execute(sql: "UPDATE edition SET revoke_url = NULL, detail = '{}'")
+            // The edition's revoke link is kept in its detail: written again without it.
+            for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail FROM edition") {
+                let id: String = row["entry_id"]
+                let detail = try #require(DetailCodec.readDetail(.bytes(Array(row["detail"] as Data)), entryID: id))
+                var entry = OPDSEntry(id: id, title: "")
+                (entry.authors, entry.contributors) = (detail.authors, detail.contributors)
+                (entry.categories, entry.links, entry.acquisitions) = (detail.categories, detail.links, detail.acquisitions ?? [])
+                (entry.coverURL, entry.thumbnailURL) = (detail.coverURL, detail.thumbnailURL)
+                entry.annotationsURL = detail.annotationsURL
+                try db.execute(
+                    sql: "UPDATE edition SET detail = ? WHERE id = ?", arguments: [Data(DetailCodec.detail(of: entry)), row["id"]])
+            }
         }
         await fixture.server.state.resetStats()
         let result = try await fixture.shelf.run(["return", "7d3c0003", "--yes"])

@@ -64,9 +64,12 @@ extension Store {
     /// The title's sample and preview links as the last sync stored them, audio first, then manifests.
     public func samples(of edition: EditionRef) throws(StoreError) -> [SampleLink] {
         let links = try read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT href, type FROM acquisition WHERE edition_id = ? AND kind IN ('sample', 'preview') ORDER BY position
-                """, arguments: [edition.rowID]).map { SampleLink(href: $0[0], type: $0[1]) }
+            guard let row = try Row.fetchOne(
+                db, sql: "SELECT entry_id, detail FROM edition WHERE id = ?", arguments: [edition.rowID])
+            else { return [SampleLink]() }
+            return (Store.editionDetail(row["detail"], entryID: row["entry_id"])?.acquisitions ?? [])
+                .filter { [.sample, .preview].contains($0.kind) }
+                .map { SampleLink(href: $0.href, type: $0.type) }
         }
         func rank(_ link: SampleLink) -> Int {
             switch link.content {

@@ -12,8 +12,12 @@ import Foundation
 /// Version 2 adds the four URLs, which had columns of their own: a Palace-style title's three URLs each held the
 /// library's address and the entry's id whole, 240 bytes a title; front-coded here, with the id as one byte, they
 /// are about 30. Version 1 rows keep them in their columns, which `shelf show` reads when the detail has none.
+///
+/// Version 3 adds the edition's acquisitions, which were rows of a table of their own (`acquisition`, 380 bytes a
+/// title with its index: relation URIs, media types, and hrefs holding the library's address and the entry's id);
+/// here they are about 20. Migration v27 moved every title's into its detail.
 package enum DetailCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
     /// Strings every catalog repeats. Append only: a stored row names a word by its place here.
     static let vocabulary: [String] = [
@@ -66,6 +70,7 @@ package enum DetailCodec {
             writer.string(link.title)
         }
         for url in [entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL] { writer.string(url) }
+        writer.acquisitions(entry.acquisitions)
         return writer.bytes
     }
 
@@ -189,6 +194,41 @@ package enum DetailCodec {
                 indirect(node.children)
             }
         }
+
+        mutating func acquisitions(_ acquisitions: [Acquisition]) {
+            count(acquisitions.count)
+            for acquisition in acquisitions {
+                string(acquisition.kind.rawValue)
+                string(acquisition.rel)
+                string(acquisition.href)
+                string(acquisition.type)
+                indirect(acquisition.indirect)
+                string(acquisition.availability?.status)
+                real(acquisition.availability?.since?.timeIntervalSince1970)
+                real(acquisition.availability?.until?.timeIntervalSince1970)
+                for value in [acquisition.holds?.total, acquisition.holds?.position, acquisition.copies?.total,
+                              acquisition.copies?.available] { number(value) }
+                string(acquisition.price?.value)
+                string(acquisition.price?.currency)
+            }
+        }
+
+        /// 0 for nil, else the number zigzagged (so a negative one is short too), plus one.
+        mutating func number(_ value: Int?) {
+            guard let value else { return count(0) }
+            let bounded = Int64(max(-Self.numberLimit, min(Self.numberLimit, value)))
+            count(Int((bounded << 1) ^ (bounded >> 63)) + 1)
+        }
+
+        /// The largest number kept as it is; beyond it, a number is kept as this.
+        static let numberLimit = 1 << 61
+
+        /// 0 for nil, else 1 and the number's eight bytes.
+        mutating func real(_ value: Double?) {
+            guard let value else { return count(0) }
+            count(1)
+            withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
+        }
     }
 
     struct Corrupt: Error {}
@@ -224,6 +264,7 @@ package enum DetailCodec {
                 (detail.coverURL, detail.thumbnailURL) = (try string(), try string())
                 (detail.revokeURL, detail.annotationsURL) = (try string(), try string())
             }
+            if version >= 3 { detail.acquisitions = try acquisitions() }
             guard offset == bytes.count else { throw Corrupt() }
             return detail
         }
@@ -235,7 +276,7 @@ package enum DetailCodec {
             return nodes
         }
 
-        /// The format's version: 1 (no URLs) or 2.
+        /// The format's version: 1 (no URLs), 2 (no acquisitions) or 3.
         @discardableResult
         private mutating func header() throws -> UInt8 {
             let version = try byte()
@@ -251,6 +292,54 @@ package enum DetailCodec {
                 nodes.append(IndirectAcquisition(type: type, children: try indirect(depth: depth + 1)))
             }
             return nodes
+        }
+
+        private mutating func acquisitions() throws -> [Acquisition] {
+            var result: [Acquisition] = []
+            for _ in 0..<(try count()) {
+                guard let kindName = try string(), let kind = AcquisitionKind(rawValue: kindName),
+                      let rel = try string(), let href = try string()
+                else { throw Corrupt() }
+                var acquisition = Acquisition(kind: kind, rel: rel, href: href, type: try string(), indirect: try indirect(depth: 0))
+                let status = try string()
+                let (since, until) = (try real(), try real())
+                if let status {
+                    acquisition.availability = Availability(
+                        status: status, since: since.map(Date.init(timeIntervalSince1970:)),
+                        until: until.map(Date.init(timeIntervalSince1970:)))
+                }
+                let (holdsTotal, holdsPosition) = (try number(), try number())
+                if holdsTotal != nil || holdsPosition != nil { acquisition.holds = Holds(total: holdsTotal, position: holdsPosition) }
+                let (copiesTotal, copiesAvailable) = (try number(), try number())
+                if copiesTotal != nil || copiesAvailable != nil {
+                    acquisition.copies = Copies(total: copiesTotal, available: copiesAvailable)
+                }
+                let (price, currency) = (try string(), try string())
+                if let price { acquisition.price = Price(value: price, currency: currency) }
+                result.append(acquisition)
+            }
+            return result
+        }
+
+        private mutating func number() throws -> Int? {
+            let stored: UInt?
+            do { stored = try Varint.read(bytes, at: &offset) } catch { throw Corrupt() }
+            guard let stored else { throw Corrupt() }
+            if stored == 0 { return nil }
+            let zigzag = Int64(bitPattern: UInt64(stored - 1))
+            return Int((zigzag >> 1) ^ -(zigzag & 1))
+        }
+
+        private mutating func real() throws -> Double? {
+            guard try byte() == 1 else {
+                if bytes[offset - 1] != 0 { throw Corrupt() }
+                return nil
+            }
+            guard bytes.count - offset >= 8 else { throw Corrupt() }
+            var pattern: UInt64 = 0
+            for index in 0..<8 { pattern |= UInt64(bytes[offset + index]) << (8 * index) }
+            offset += 8
+            return Double(bitPattern: pattern)
         }
 
         private mutating func contributors() throws -> [Contributor] {

@@ -326,6 +326,11 @@ extension Store {
         DetailCodec.readDetail(stored(value), entryID: entryID)
     }
 
+    /// An acquisition's indirect column read back (`DetailCodec`, until migration v27); nil when it cannot be read.
+    static func storedIndirect(_ value: DatabaseValue, entryID: String) -> [IndirectAcquisition]? {
+        DetailCodec.readIndirect(stored(value), entryID: entryID)
+    }
+
     /// Everything known about one edition.
     public func edition(_ query: String, in library: Library, now: Date = Date()) throws(StoreError) -> EditionDetail {
         try edition(try resolveEdition(query, in: library), now: now)
@@ -375,20 +380,11 @@ extension Store {
             let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!
             let detail = Self.editionDetail(row["detail"], entryID: edition.entryID)
                 ?? EditionDetailJSON(authors: [], contributors: [], categories: [], links: [])
-            let acquisitions = try Row.fetchAll(
-                db, sql: "SELECT * FROM acquisition WHERE edition_id = ? ORDER BY position", arguments: [rowID]
-            ).map { acquisition -> StoredAcquisition in
-                let indirect = DetailCodec.readIndirect(Self.stored(acquisition["indirect"]), entryID: edition.entryID) ?? []
-                let type: String? = acquisition["type"]
-                let paths = Acquisition(
-                    kind: AcquisitionKind(rawValue: acquisition["kind"]) ?? .generic, rel: acquisition["rel"],
-                    href: acquisition["href"], type: type, indirect: indirect
-                ).paths
-                let price: String? = acquisition["price"]
-                let currency: String? = acquisition["currency"]
-                return StoredAcquisition(
-                    kind: acquisition["kind"], rel: acquisition["rel"], href: acquisition["href"], type: type,
-                    indirect: indirect, paths: paths, price: price.map { [$0, currency].compactMap { $0 }.joined(separator: " ") })
+            let acquisitions = (detail.acquisitions ?? []).map { acquisition in
+                StoredAcquisition(
+                    kind: acquisition.kind.rawValue, rel: acquisition.rel, href: acquisition.href, type: acquisition.type,
+                    indirect: acquisition.indirect, paths: acquisition.paths,
+                    price: acquisition.price.map { [$0.value, $0.currency].compactMap { $0 }.joined(separator: " ") })
             }
             let history = try Row.fetchAll(
                 db, sql: "SELECT at, kind, detail FROM event WHERE edition_id = ? ORDER BY at, id", arguments: [rowID]

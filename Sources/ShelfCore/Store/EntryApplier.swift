@@ -301,9 +301,7 @@ final class EntryApplier {
         statement.bind(try ShortIDWidths.provisional(key: key, byPrefix: byPrefix, neighbours: &neighbours))
         try statement.run()
         addedKeys.insert(key)
-        let id = db.lastInsertedRowID
-        try insertAcquisitions(record, editionID: id)
-        return id
+        return db.lastInsertedRowID
     }
 
     private func update(_ id: Int64, _ record: EntryRecord, pageID: Int64?) throws {
@@ -314,42 +312,13 @@ final class EntryApplier {
         statement.bind(now)
         statement.bind(id)
         try statement.run()
-        var delete = try HotStatement(db, "DELETE FROM acquisition WHERE edition_id = ?")
-        delete.reset()
-        delete.bind(id)
-        try delete.run()
-        try insertAcquisitions(record, editionID: id)
-    }
-
-    private func insertAcquisitions(_ record: EntryRecord, editionID: Int64) throws {
-        let acquisitions = record.entry.acquisitions
-        guard !acquisitions.isEmpty else { return }
-        var statement = try HotStatement(db, """
-            INSERT INTO acquisition (edition_id, position, kind, rel, href, type, indirect, availability_status,
-                availability_since, availability_until, holds_total, holds_position, copies_total, copies_available,
-                price, currency)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        for (position, acquisition) in acquisitions.enumerated() {
-            statement.reset()
-            statement.bind(editionID)
-            statement.bind(position)
-            statement.bind(acquisition.kind.rawValue)
-            statement.bind(acquisition.rel)
-            statement.bind(acquisition.href)
-            statement.bind(acquisition.type)
-            statement.bind(blob: DetailCodec.indirect(acquisition.indirect, entryID: record.entry.id))
-            statement.bindCirculation(acquisition.availability, acquisition.holds, acquisition.copies)
-            statement.bind(acquisition.price?.value)
-            statement.bind(acquisition.price?.currency)
-            try statement.run()
-        }
     }
 
     private func links(of editionID: Int64) throws -> [(rel: String, href: String)] {
-        try Row.fetchAll(
-            db, sql: "SELECT rel, href FROM acquisition WHERE edition_id = ? ORDER BY position", arguments: [editionID]
-        ).map { (rel: $0[0], href: $0[1]) }
+        guard let row = try Row.fetchOne(db, sql: "SELECT entry_id, detail FROM edition WHERE id = ?", arguments: [editionID]),
+              let acquisitions = Store.editionDetail(row["detail"], entryID: row["entry_id"])?.acquisitions
+        else { return [] }
+        return acquisitions.map { (rel: $0.rel, href: $0.href) }
     }
 
     /// Records what the publisher changed and moves the lifecycle (a Downloaded edition becomes Updated).

@@ -196,4 +196,6 @@ package struct EditionDetailJSON: Codable {
     package var thumbnailURL: String?
     package var revokeURL: String?
     package var annotationsURL: String?
+    /// Kept in the detail since its version 3 (`DetailCodec`); before, in the table `acquisition`.
+    package var acquisitions: [Acquisition]?
 }

@@ -609,6 +609,73 @@ enum Migrations {
                 ALTER TABLE edition DROP COLUMN reversed_id;
                 """)
         }
+        migrator.registerMigration("v27-acquisitions-in-detail") { db in
+            // Each title's acquisitions were rows of their own, with an index: 380 bytes a Palace-style title, mostly
+            // relation URIs, media types and hrefs holding the library's address and the entry's id. They go into
+            // the title's detail (`DetailCodec` version 3), with its cover, thumbnail, revoke and annotations URLs,
+            // whose columns are emptied: about 20 bytes. A thousand titles at a time.
+            let write = try db.makeStatement(sql: """
+                UPDATE edition SET detail = ?, cover_url = NULL, thumbnail_url = NULL, revoke_url = NULL,
+                    annotations_url = NULL
+                WHERE id = ?
+                """)
+            var after: Int64 = 0
+            while true {
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT id, entry_id, detail, cover_url, thumbnail_url, revoke_url, annotations_url FROM edition
+                    WHERE id > ? ORDER BY id LIMIT 1000
+                    """, arguments: [after])
+                guard let first = rows.first, let last = rows.last else { break }
+                after = last["id"]
+                var acquisitions: [Int64: [Acquisition]] = [:]
+                for row in try Row.fetchAll(db, sql: """
+                    SELECT a.*, e.entry_id FROM acquisition a JOIN edition e ON e.id = a.edition_id
+                    WHERE a.edition_id BETWEEN ? AND ? ORDER BY a.edition_id, a.position
+                    """, arguments: [first["id"] as Int64, after])
+                {
+                    acquisitions[row["edition_id"], default: []].append(Self.acquisition(row))
+                }
+                for row in rows {
+                    let id: Int64 = row["id"]
+                    let entryID: String = row["entry_id"]
+                    let detail = Store.editionDetail(row["detail"], entryID: entryID)
+                    var entry = OPDSEntry(id: entryID, title: "")
+                    entry.authors = detail?.authors ?? []
+                    entry.contributors = detail?.contributors ?? []
+                    entry.categories = detail?.categories ?? []
+                    entry.links = detail?.links ?? []
+                    entry.coverURL = detail?.coverURL ?? row["cover_url"]
+                    entry.thumbnailURL = detail?.thumbnailURL ?? row["thumbnail_url"]
+                    entry.revokeURL = detail?.revokeURL ?? row["revoke_url"]
+                    entry.annotationsURL = detail?.annotationsURL ?? row["annotations_url"]
+                    entry.acquisitions = acquisitions[id] ?? []
+                    try write.execute(arguments: [Data(DetailCodec.detail(of: entry)), id])
+                }
+            }
+            try db.execute(sql: "DROP TABLE acquisition")
+        }
         return migrator
+    }
+
+    /// A row of the table `acquisition` (until migration v27) as the acquisition it was written from.
+    private static func acquisition(_ row: Row) -> Acquisition {
+        var acquisition = Acquisition(
+            kind: AcquisitionKind(rawValue: row["kind"]) ?? .generic, rel: row["rel"], href: row["href"], type: row["type"],
+            indirect: Store.storedIndirect(row["indirect"], entryID: row["entry_id"]) ?? [])
+        let since: Double? = row["availability_since"]
+        let until: Double? = row["availability_until"]
+        if let status: String = row["availability_status"] {
+            acquisition.availability = Availability(
+                status: status, since: since.map(Date.init(timeIntervalSince1970:)),
+                until: until.map(Date.init(timeIntervalSince1970:)))
+        }
+        let (holdsTotal, holdsPosition): (Int?, Int?) = (row["holds_total"], row["holds_position"])
+        if holdsTotal != nil || holdsPosition != nil { acquisition.holds = Holds(total: holdsTotal, position: holdsPosition) }
+        let (copiesTotal, copiesAvailable): (Int?, Int?) = (row["copies_total"], row["copies_available"])
+        if copiesTotal != nil || copiesAvailable != nil {
+            acquisition.copies = Copies(total: copiesTotal, available: copiesAvailable)
+        }
+        if let price: String = row["price"] { acquisition.price = Price(value: price, currency: row["currency"]) }
+        return acquisition
     }
 }

@@ -13,7 +13,7 @@ import GRDBSQLite
 /// undoing keeps them (see `undo(_:journal:)`).
 struct StepJournal {
     let name: String
-    /// The library whose first sync this is: its title rows (`edition`, `acquisition`), all new, are not recorded;
+    /// The library whose first sync this is: its title rows (`edition`), all new, are not recorded;
     /// undoing removes the library's titles above the largest id there was before (`step_undo_titles`).
     let firstSyncOf: Int64?
     private var session: OpaquePointer?
@@ -27,7 +27,7 @@ struct StepJournal {
     /// The tables a first sync leaves unrecorded, as C strings for the session's table filter (made once, kept).
     /// Never written after it is made.
     nonisolated(unsafe) private static let titleTables: UnsafeMutablePointer<UnsafePointer<CChar>?> = {
-        let names = ["edition", "acquisition"]
+        let names = ["edition"]
         let list = UnsafeMutablePointer<UnsafePointer<CChar>?>.allocate(capacity: names.count + 1)
         for (index, name) in names.enumerated() { list[index] = UnsafePointer(strdup(name)) }
         list[names.count] = nil

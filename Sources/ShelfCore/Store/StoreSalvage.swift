@@ -73,11 +73,20 @@ public enum StoreSalvage {
         if let queue = try? open(file), (try? queue.read({ try Int.fetchOne($0, sql: "SELECT count(*) FROM sqlite_schema") })) != nil {
             return (queue, false)
         }
-        // The first page's header is garbage: try each page size SQLite allows, from the ones shelf uses.
+        // The first page's header is garbage, or the file is shorter than it says: try each page size SQLite
+        // allows, from the ones shelf uses.
         let data = try Data(contentsOf: file)
         for pageSize in [16_384, 4_096, 8_192, 32_768, 65_536, 1_024, 2_048, 512] where data.count >= pageSize {
             var patched = data
-            patched.replaceSubrange(0..<100, with: header(pageSize: pageSize, pages: data.count / pageSize))
+            // A file cut short loses its last pages, which may hold a table's first page: the schema would name a
+            // page past the end, and no table could be read. Its missing pages come back empty (unreadable, as the
+            // table they start is), up to the count its header gives, when that is near the file's.
+            let declared = data.count >= 100 ? data[28..<32].reduce(0) { $0 << 8 | Int($1) } : 0
+            let whole = (data.count + pageSize - 1) / pageSize
+            if declared > whole && declared <= whole + 4_096 {
+                patched.append(Data(count: declared * pageSize - data.count))
+            }
+            patched.replaceSubrange(0..<100, with: header(pageSize: pageSize, pages: patched.count / pageSize))
             let copy = file.deletingLastPathComponent().appendingPathComponent(".\(file.lastPathComponent).header-\(pageSize)")
             scratch.append(copy)
             try patched.write(to: copy)

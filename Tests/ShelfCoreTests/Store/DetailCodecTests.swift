@@ -60,7 +60,7 @@ import Testing
         let entry = OPDSEntry(id: "urn:x:1", title: "", authors: [Contributor(name: "Ann", uri: "https://x/urn:x:1")])
         let bytes = DetailCodec.detail(of: entry)
         #expect(DetailCodec.readDetail(.bytes(bytes), entryID: entry.id) != nil)
-        let damages: [[UInt8]] = [Array(bytes.dropLast()), bytes + [0], [3] + Array(bytes.dropFirst()), [], [1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]
+        let damages: [[UInt8]] = [Array(bytes.dropLast()), bytes + [0], [DetailCodec.version + 1] + Array(bytes.dropFirst()), [], [1, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]]
         for damaged in damages {
             #expect(DetailCodec.readDetail(.bytes(damaged), entryID: entry.id) == nil, "\(damaged)")
         }
@@ -80,12 +80,79 @@ import Testing
         #expect(entries >= 200)
     }
 
-    /// The cover, thumbnail, revoke and annotations URLs are kept in the detail, their columns left empty; a row
-    /// written before (a version 1 detail, the URLs in their columns) shows the same URLs.
-    @Test func theURLsMovedIntoTheDetailReadTheSameFromRowsWrittenBefore() async throws {
+    /// What `show` reads of each title of a store: contributors, categories, links, URLs and acquisitions.
+    static func shown(_ store: Store, _ ids: [String], in library: Library) throws -> [String] {
+        try ids.map { id in
+            let detail = try store.edition(try store.resolveEdition(id, in: library))
+            return "\(detail.contributors) \(detail.categories) \(detail.links) \(detail.acquisitions) "
+                + [detail.coverURL, detail.thumbnailURL, detail.revokeURL, detail.annotationsURL].description
+        }
+    }
+
+    /// Puts a store's titles back as a store written before migration v27 kept them: acquisitions as rows of the
+    /// table `acquisition`, URLs in their columns, and the detail (and indirect types) as version 1 bytes, or as
+    /// JSON, as before migration v25. The upgrades to come are marked not yet run.
+    static func writeAsBefore(_ db: Database, json: Bool) throws {
+        try db.execute(sql: """
+            CREATE TABLE acquisition (
+                id INTEGER PRIMARY KEY,
+                edition_id INTEGER NOT NULL REFERENCES edition(id) ON DELETE CASCADE,
+                position INTEGER NOT NULL, kind TEXT NOT NULL, rel TEXT NOT NULL, href TEXT NOT NULL, type TEXT,
+                indirect TEXT NOT NULL DEFAULT '[]', availability_status TEXT, availability_since REAL,
+                availability_until REAL, holds_total INTEGER, holds_position INTEGER, copies_total INTEGER,
+                copies_available INTEGER, price TEXT, currency TEXT);
+            CREATE INDEX acquisition_edition ON acquisition(edition_id);
+            """)
+        for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail FROM edition") {
+            let id: String = row["entry_id"]
+            let stored = try #require(DetailCodec.readDetail(.bytes(Array(row["detail"] as Data)), entryID: id))
+            for (position, acquisition) in (stored.acquisitions ?? []).enumerated() {
+                let indirect: DatabaseValue = json
+                    ? String(decoding: try JSONEncoder().encode(acquisition.indirect), as: UTF8.self).databaseValue
+                    : Data(DetailCodec.indirect(acquisition.indirect, entryID: id)).databaseValue
+                try db.execute(sql: """
+                    INSERT INTO acquisition (edition_id, position, kind, rel, href, type, indirect, availability_status,
+                        availability_since, availability_until, holds_total, holds_position, copies_total,
+                        copies_available, price, currency)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, arguments: [
+                        row["id"], position, acquisition.kind.rawValue, acquisition.rel, acquisition.href, acquisition.type,
+                        indirect, acquisition.availability?.status, acquisition.availability?.since?.timeIntervalSince1970,
+                        acquisition.availability?.until?.timeIntervalSince1970, acquisition.holds?.total,
+                        acquisition.holds?.position, acquisition.copies?.total, acquisition.copies?.available,
+                        acquisition.price?.value, acquisition.price?.currency,
+                    ])
+            }
+            let old = EditionDetailJSON(
+                authors: stored.authors, contributors: stored.contributors, categories: stored.categories, links: stored.links)
+            let detail: DatabaseValue
+            if json {
+                detail = String(decoding: try JSONEncoder().encode(old), as: UTF8.self).databaseValue
+            } else {
+                var entry = OPDSEntry(id: id, title: "")
+                (entry.authors, entry.contributors, entry.categories, entry.links) =
+                    (old.authors, old.contributors, old.categories, old.links)
+                // Version 1: the same bytes without the four URLs and the count of acquisitions.
+                let current = DetailCodec.detail(of: entry)
+                #expect(current.suffix(5) == [0, 0, 0, 0, 0])
+                detail = Data([1] + current.dropFirst().dropLast(5)).databaseValue
+            }
+            try db.execute(sql: """
+                UPDATE edition SET detail = ?, cover_url = ?, thumbnail_url = ?, revoke_url = ?, annotations_url = ?
+                WHERE id = ?
+                """, arguments: [detail, stored.coverURL, stored.thumbnailURL, stored.revokeURL, stored.annotationsURL,
+                                 row["id"]])
+        }
+        let undone = json ? "'v25-compact-detail', 'v27-acquisitions-in-detail'" : "'v27-acquisitions-in-detail'"
+        try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier IN (\(undone))")
+    }
+
+    /// A store written before migration v27 (acquisitions in a table of their own, URLs in their columns, the
+    /// detail in version 1) shows the same before and after its upgrade, which moves them all into the detail,
+    /// empties the columns and drops the table.
+    @Test func aStoreWithAnAcquisitionTableIsUpgradedAndReadsTheSame() async throws {
         try await SyncFixture.with(DemoConfiguration(pageSize: 50, generatedEntries: 20)) { fixture in
             _ = try fixture.sync()
-            let library = fixture.library
             let ids = try fixture.store.read { db in
                 #expect(try Int.fetchOne(db, sql: """
                     SELECT count(*) FROM edition
@@ -93,95 +160,50 @@ import Testing
                     """) == 0)
                 return try String.fetchAll(db, sql: "SELECT entry_id FROM edition ORDER BY id")
             }
-            func urls() throws -> [[String?]] {
-                try ids.map { id in
-                    let detail = try fixture.store.edition(try fixture.store.resolveEdition(id, in: library))
-                    return [detail.coverURL, detail.thumbnailURL, detail.revokeURL, detail.annotationsURL]
-                }
+            let before = try Self.shown(fixture.store, ids, in: fixture.library)
+            #expect(before.filter { $0.contains("https://") || $0.contains("http://") }.count == ids.count, "\(before)")
+            try fixture.store.write { try Self.writeAsBefore($0, json: false) }
+            let upgraded = try Store(home: fixture.test.home, busyTimeout: 0.3)
+            #expect(try Self.shown(upgraded, ids, in: fixture.library) == before)
+            let (table, columns) = try upgraded.read { db in
+                (try db.tableExists("acquisition"),
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM edition WHERE cover_url IS NOT NULL"))
             }
-            let before = try urls()
-            #expect(before.filter { $0[0] != nil && $0[3] != nil }.count >= 10, "\(before)")
-            // Each row as a version 1 detail (the same bytes without the URLs) with the URLs in their columns.
-            try fixture.store.write { db in
-                for (id, shown) in zip(ids, before) {
-                    var entry = OPDSEntry(id: id, title: "")
-                    let stored = try #require(DetailCodec.readDetail(.bytes(Array(try Data.fetchOne(
-                        db, sql: "SELECT detail FROM edition WHERE entry_id = ?", arguments: [id])!)), entryID: id))
-                    (entry.authors, entry.contributors) = (stored.authors, stored.contributors)
-                    (entry.categories, entry.links) = (stored.categories, stored.links)
-                    let version2 = DetailCodec.detail(of: entry)
-                    #expect(version2.suffix(4) == [0, 0, 0, 0])
-                    let version1 = [1] + version2.dropFirst().dropLast(4)
-                    try db.execute(sql: """
-                        UPDATE edition SET detail = ?, cover_url = ?, thumbnail_url = ?, revoke_url = ?, annotations_url = ?
-                        WHERE entry_id = ?
-                        """, arguments: [Data(version1), shown[0], shown[1], shown[2], shown[3], id])
-                }
-            }
-            #expect(try urls() == before)
+            #expect(!table && columns == 0)
         }
     }
 
     /// A generated Palace-style title's detail is under a quarter of its JSON; a store written with JSON is
-    /// upgraded, and `show` reads the same contributors, categories, links and indirect types before and after.
+    /// upgraded, and `show` reads the same contributors, categories, links, URLs and acquisitions before and after.
     @Test func aStoreWrittenWithJSONIsUpgradedAndReadsTheSame() async throws {
         try await SyncFixture.with(DemoConfiguration(pageSize: 50, generatedEntries: 60)) { fixture in
             _ = try fixture.sync()
-            let sizes = try fixture.store.read { db in
-                try Row.fetchOne(db, sql: "SELECT avg(length(detail)), count(*) FROM edition WHERE entry_id LIKE 'urn:uuid:5eed%'")!
-            }
             let ids = try fixture.store.read { db in
                 try String.fetchAll(db, sql: "SELECT entry_id FROM edition ORDER BY id")
             }
-            let library = fixture.library
-            func shown(_ store: Store) throws -> [String] {
-                try ids.map { id in
-                    let detail = try store.edition(try store.resolveEdition(id, in: library))
-                    return "\(detail.contributors) \(detail.categories) \(detail.links) "
-                        + "\(detail.acquisitions.map(\.indirect)) \(String(describing: detail.coverURL)) "
-                        + "\(String(describing: detail.annotationsURL))"
+            let before = try Self.shown(fixture.store, ids, in: fixture.library)
+            let (compact, asJSON) = try fixture.store.read { db in
+                let rows = try Row.fetchAll(db, sql: "SELECT entry_id, detail FROM edition WHERE entry_id LIKE 'urn:uuid:5eed%'")
+                #expect(rows.count == 60)
+                var (compact, asJSON) = (0, 0)
+                for row in rows {
+                    let bytes = Array(row["detail"] as Data)
+                    let stored = try #require(DetailCodec.readDetail(.bytes(bytes), entryID: row["entry_id"]))
+                    compact += bytes.count
+                    asJSON += try JSONEncoder().encode(stored).count
                 }
+                return (compact, asJSON)
             }
-            let before = try shown(fixture.store)
-            #expect(sizes[1] as Int == 60)
-            // The same rows as JSON, as a store written before kept them.
-            let json = try fixture.store.read { db in
-                try Row.fetchAll(db, sql: "SELECT e.id, e.entry_id FROM edition e").map { row -> (Int64, String, Int, String) in
-                    let id: String = row[1]
-                    let stored = try #require(DetailCodec.readDetail(
-                        .bytes(Array(try Data.fetchOne(db, sql: "SELECT detail FROM edition WHERE id = ?", arguments: [row[0] as Int64])!)),
-                        entryID: id))
-                    let text = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
-                    return (row[0], text, text.utf8.count, id)
-                }
+            #expect(compact * 4 < asJSON, "\(compact) bytes against \(asJSON) as JSON")
+            try fixture.store.write { try Self.writeAsBefore($0, json: true) }
+            let textIndirect = try fixture.store.read { db in
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM acquisition WHERE typeof(indirect) = 'text'")
             }
-            let generated = json.filter { $0.3.hasPrefix("urn:uuid:5eed") }
-            let jsonAverage = Double(generated.map(\.2).reduce(0, +)) / Double(generated.count)
-            #expect((sizes[0] as Double) * 4 < jsonAverage, "\(sizes[0] as Double) bytes against \(jsonAverage) as JSON")
-            try fixture.store.write { db in
-                for (rowID, text, _, _) in json {
-                    try db.execute(sql: "UPDATE edition SET detail = ? WHERE id = ?", arguments: [text, rowID])
-                }
-                try db.execute(sql: """
-                    UPDATE acquisition SET indirect = '[{"type":"application/vnd.librarysimplified.bearer-token+json",'
-                        || '"children":[{"type":"application/audiobook+json","children":[]}]}]'
-                    WHERE indirect = ?
-                    """, arguments: [Data(DetailCodec.indirect(
-                        [IndirectAcquisition(type: "application/vnd.librarysimplified.bearer-token+json",
-                                             children: [IndirectAcquisition(type: "application/audiobook+json")])],
-                        entryID: "unused"))])
-                #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM acquisition WHERE typeof(indirect) = 'text'")! > 0)
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v25-compact-detail'")
-            }
-            // Read as JSON before the upgrade, and as bytes after it.
-            #expect(try shown(fixture.store) == before)
+            #expect(textIndirect ?? 0 > 0)
             let upgraded = try Store(home: fixture.test.home, busyTimeout: 0.3)
-            #expect(try shown(upgraded) == before)
+            #expect(try Self.shown(upgraded, ids, in: fixture.library) == before)
             let text = try upgraded.read { db in
-                try Int.fetchOne(db, sql: """
-                    SELECT (SELECT count(*) FROM edition WHERE typeof(detail) = 'text')
-                         + (SELECT count(*) FROM acquisition WHERE typeof(indirect) = 'text')
-                    """)!
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM edition WHERE typeof(detail) = 'text'")!
             }
             #expect(text == 0)
         }

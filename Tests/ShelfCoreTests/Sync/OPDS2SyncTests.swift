@@ -1,5 +1,6 @@
 import DemoLibrary
 import Foundation
+import GRDB
 import Testing
 @testable import ShelfCore
 
@@ -100,6 +101,15 @@ import Testing
                 try db.execute(sql: "DROP INDEX edition_list")
                 try db.execute(sql: "ALTER TABLE edition DROP COLUMN has_borrow")
                 try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'v16-list-covering-index'")
+                // v16 reads the acquisitions from their table, which v27 moved into each title's detail: what it reads
+                // of them is put back for it.
+                try db.execute(sql: "CREATE TABLE acquisition (edition_id INTEGER, kind TEXT)")
+                for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail FROM edition") {
+                    let detail = DetailCodec.readDetail(.bytes(Array(row["detail"] as Data)), entryID: row["entry_id"])
+                    for acquisition in detail?.acquisitions ?? [] {
+                        try db.execute(sql: "INSERT INTO acquisition VALUES (?, ?)", arguments: [row["id"], acquisition.kind.rawValue])
+                    }
+                }
                 for column in ["duration", "series_name", "series_position", "series_url"] {
                     try db.execute(sql: "ALTER TABLE edition DROP COLUMN \(column)")
                 }
@@ -107,6 +117,7 @@ import Testing
             }
 
             let upgraded = try Store(home: fixture.test.home, busyTimeout: 0.3)
+            try upgraded.write { db in try db.execute(sql: "DROP TABLE acquisition") }
             #expect(try upgraded.edition("7d3c0002", in: fixture.library).summary.duration == nil)
             let library = fixture.library
             let home = fixture.test.home

@@ -52,13 +52,12 @@ final class SyncFixture: @unchecked Sendable {
     func snapshot() throws -> [String] {
         try store.read { db in
             let editions = try Row.fetchAll(db, sql: """
-                SELECT entry_id, title, updated, content_hash, change_hash, in_catalog, state FROM edition ORDER BY entry_id
+                SELECT entry_id, title, updated, content_hash, change_hash, in_catalog, state, hex(detail) FROM edition
+                ORDER BY entry_id
                 """).map { $0.description }
-            let acquisitions = try Row.fetchAll(db, sql: "SELECT edition_id, rel, href FROM acquisition ORDER BY id")
-                .map { $0.description }
             let pages = try Row.fetchAll(db, sql: "SELECT url, etag, next_url FROM feed_page ORDER BY id").map { $0.description }
             let events = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM event") ?? 0
-            return editions + acquisitions + pages + ["events: \(events)"]
+            return editions + pages + ["events: \(events)"]
         }
     }
 
