@@ -51,6 +51,13 @@ package enum DetailCodec {
     private static let words: [String: Int] = Dictionary(
         vocabulary.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
 
+    /// Whether a word of `vocabulary` has this many bytes, by length.
+    private static let wordLengths: [Bool] = {
+        var lengths = [Bool](repeating: false, count: (vocabulary.map(\.utf8.count).max() ?? 0) + 1)
+        for word in vocabulary { lengths[word.utf8.count] = true }
+        return lengths
+    }()
+
     /// The detail column's bytes for an entry.
     package static func detail(of entry: OPDSEntry) -> [UInt8] {
         var writer = Writer(id: entry.id)
@@ -115,31 +122,49 @@ package enum DetailCodec {
     struct Writer {
         private(set) var bytes: [UInt8] = [DetailCodec.version]
         private let id: [UInt8]
-        /// The strings written so far, the last last.
-        private var history: [[UInt8]] = []
+        /// The strings written so far, one after the other, and where each ends: a string is compared with these
+        /// in place, and none is copied into an array of its own.
+        private var history: [UInt8] = []
+        private var ends: [Int] = []
 
-        init(id: String) { self.id = Array(id.utf8) }
+        init(id: String) {
+            self.id = Array(id.utf8)
+            bytes.reserveCapacity(512)
+            history.reserveCapacity(1024)
+        }
 
         mutating func count(_ value: Int) { Varint.append(value, to: &bytes) }
 
         mutating func string(_ value: String?) {
-            guard let value else {
+            guard var value else {
                 bytes.append(0)
                 return
             }
-            if let word = DetailCodec.words[value] {
+            // Only a string as long as a word can be one: most are not looked up.
+            let length = value.utf8.count
+            if length < DetailCodec.wordLengths.count, DetailCodec.wordLengths[length], let word = DetailCodec.words[value] {
                 count(1)
                 count(word)
-                history.append(Array(value.utf8))
+                history.append(contentsOf: value.utf8)
+                ends.append(history.count)
                 return
             }
-            let utf8 = Array(value.utf8)
+            value.withUTF8 { string(bytes: $0) }
+        }
+
+        private mutating func string(bytes utf8: UnsafeBufferPointer<UInt8>) {
             var (shared, back) = (0, 0)
-            for (distance, earlier) in history.reversed().enumerated() {
-                var common = 0
-                let limit = min(utf8.count, earlier.count)
-                while common < limit && utf8[common] == earlier[common] { common += 1 }
-                if common > shared { (shared, back) = (common, distance) }
+            history.withUnsafeBufferPointer { history in
+                // The last string first: of those sharing as much, the nearest is named.
+                var index = ends.count - 1
+                while index >= 0 {
+                    let start = index == 0 ? 0 : ends[index - 1]
+                    let limit = min(utf8.count, ends[index] - start)
+                    var common = 0
+                    while common < limit && utf8[common] == history[start + common] { common += 1 }
+                    if common > shared { (shared, back) = (common, ends.count - 1 - index) }
+                    index -= 1
+                }
             }
             // Not inside a character: the rest must be whole UTF-8 (a continuation byte starts no character).
             while shared > 0 && shared < utf8.count && utf8[shared] & 0xC0 == 0x80 { shared -= 1 }
@@ -150,20 +175,21 @@ package enum DetailCodec {
             while true {
                 if !id.isEmpty, let found = Self.find(id, in: utf8, from: start) {
                     count(found - start)
-                    bytes.append(contentsOf: utf8[start..<found])
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<found]))
                     bytes.append(1)
                     start = found + id.count
                 } else {
                     count(utf8.count - start)
-                    bytes.append(contentsOf: utf8[start...])
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
                     bytes.append(0)
                     break
                 }
             }
-            history.append(utf8)
+            history.append(contentsOf: utf8)
+            ends.append(history.count)
         }
 
-        private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+        private static func find(_ needle: [UInt8], in haystack: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
             guard haystack.count - start >= needle.count else { return nil }
             let first = needle[0]
             var index = start
