@@ -225,8 +225,10 @@ final class ListenSession {
             note = note.map { "\($0) \(readOnly)" } ?? readOnly
         }
         if !savesNothing { try records.startSession(at: machine.place(start.position), speed: speed) }
-        heard.advance(to: clock(), playing: false)
-        if let outcome = send(.started(at: start.position, speed: speed, note: note, snapshot())) { return outcome }
+        // The time heard and the machine's count of it (what `--for` stops at) start from the same instant.
+        let started = clock()
+        heard.advance(to: started, playing: false)
+        if let outcome = send(.started(at: start.position, speed: speed, note: note, snapshot(at: started))) { return outcome }
         // Another device's place not answered yet is offered again (also when the library did not answer now).
         if let taken = start.taken, !savesNothing { try records.settleOffer(upTo: taken) }
         let offer = start.taken == nil ? start.offer ?? (try? records.openOffer()) ?? nil : nil
@@ -280,7 +282,10 @@ final class ListenSession {
 
     /// Tells the machine what happened since the last turn, then that time passed.
     private func tick() -> ListenOutcome? {
-        heard.advance(to: clock(), playing: player.state == .playing)
+        // One reading of the clock for the time heard and the machine's tick: read twice, the machine counted up to
+        // a later instant than the time heard, and `--for 3s` stopped with 2.97 s heard on a loaded machine.
+        let now = clock()
+        heard.advance(to: now, playing: player.state == .playing)
         let problems = player.takeProblems()
         if !problems.isEmpty, let outcome = send(.problems(problems)) { return outcome }
         if let warnings = positions?.takeWarnings(), !warnings.isEmpty, let outcome = send(.warnings(warnings)) { return outcome }
@@ -299,16 +304,16 @@ final class ListenSession {
             pulling = nil
             if case .success(let position?) = pulled, let outcome = send(.remotePosition(position)) { return outcome }
         }
-        if player.deviceLost, let outcome = send(.deviceLost(snapshot())) { return outcome }
-        return send(.tick(snapshot()))
+        if player.deviceLost, let outcome = send(.deviceLost(snapshot(at: now))) { return outcome }
+        return send(.tick(snapshot(at: now)))
     }
 
-    /// What the player reports now.
-    func snapshot() -> ListenMachine.Snapshot {
+    /// What the player reports now (`at`: the clock's reading to give it, read now when nil).
+    func snapshot(at now: Date? = nil) -> ListenMachine.Snapshot {
         let buffering = player.bufferingPart
         let position = player.position
         var snapshot = ListenMachine.Snapshot(
-            now: clock(), position: position, state: player.state, bufferingPart: buffering,
+            now: now ?? clock(), position: position, state: player.state, bufferingPart: buffering,
             unopenable: player.unopenableParts)
         snapshot.silenceSaved = player.savedBySkipping
         // Looked at each time, not every quarter second as the player does: a part that arrived is never missed.
