@@ -1,8 +1,8 @@
 import Foundation
 
-/// How the store keeps what `shelf show` alone reads of an edition: its contributors, categories, other links and
-/// the URLs of its cover, thumbnail, revoke link and annotations (`edition.detail`), and each acquisition's indirect
-/// types (`acquisition.indirect`), as compact bytes.
+/// How the store keeps what `shelf show` alone reads of an edition: its contributors, categories, other links, the
+/// URLs of its cover, thumbnail, revoke link and annotations, and its acquisitions (`edition.detail`), as compact
+/// bytes; and, until migration v27, each acquisition's indirect types (`acquisition.indirect`).
 ///
 /// Kept as JSON they were most of a title's row (about 900 bytes of a Palace-style entry, mostly the same URIs over
 /// and over): here a string is a word of `vocabulary` (one or two bytes), or shares its start with a string before
@@ -15,7 +15,7 @@ import Foundation
 ///
 /// Version 3 adds the edition's acquisitions, which were rows of a table of their own (`acquisition`, 380 bytes a
 /// title with its index: relation URIs, media types, and hrefs holding the library's address and the entry's id);
-/// here they are about 20. Migration v27 moved every title's into its detail.
+/// here they are about 90. Migration v27 moved every title's into its detail.
 package enum DetailCodec {
     static let version: UInt8 = 3
 

@@ -613,7 +613,7 @@ enum Migrations {
             // Each title's acquisitions were rows of their own, with an index: 380 bytes a Palace-style title, mostly
             // relation URIs, media types and hrefs holding the library's address and the entry's id. They go into
             // the title's detail (`DetailCodec` version 3), with its cover, thumbnail, revoke and annotations URLs,
-            // whose columns are emptied: about 20 bytes. A thousand titles at a time.
+            // whose columns are emptied: about 120 bytes with the URLs. A thousand titles at a time.
             let write = try db.makeStatement(sql: """
                 UPDATE edition SET detail = ?, cover_url = NULL, thumbnail_url = NULL, revoke_url = NULL,
                     annotations_url = NULL

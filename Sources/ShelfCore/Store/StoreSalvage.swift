@@ -80,10 +80,10 @@ public enum StoreSalvage {
             var patched = data
             // A file cut short loses its last pages, which may hold a table's first page: the schema would name a
             // page past the end, and no table could be read. Its missing pages come back empty (unreadable, as the
-            // table they start is), up to the count its header gives, when that is near the file's.
+            // table they start is), up to the count its header gives, when that is at most 16 MB past the file's
+            // end (a header of garbage gives any count).
             let declared = data.count >= 100 ? data[28..<32].reduce(0) { $0 << 8 | Int($1) } : 0
-            let whole = (data.count + pageSize - 1) / pageSize
-            if declared > whole && declared <= whole + 4_096 {
+            if declared * pageSize > data.count && declared * pageSize - data.count <= 16 << 20 {
                 patched.append(Data(count: declared * pageSize - data.count))
             }
             patched.replaceSubrange(0..<100, with: header(pageSize: pageSize, pages: patched.count / pageSize))
