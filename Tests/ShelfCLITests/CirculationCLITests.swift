@@ -414,12 +414,9 @@ import Testing
             // The edition's revoke link is kept in its detail: written again without it.
             for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail FROM edition") {
                 let id: String = row["entry_id"]
-                let detail = try #require(DetailCodec.readDetail(.bytes(Array(row["detail"] as Data)), entryID: id))
-                var entry = OPDSEntry(id: id, title: "")
-                (entry.authors, entry.contributors) = (detail.authors, detail.contributors)
-                (entry.categories, entry.links, entry.acquisitions) = (detail.categories, detail.links, detail.acquisitions ?? [])
-                (entry.coverURL, entry.thumbnailURL) = (detail.coverURL, detail.thumbnailURL)
-                entry.annotationsURL = detail.annotationsURL
+                var detail = try #require(DetailCodec.readDetail(.bytes(Array(row["detail"] as Data)), entryID: id))
+                detail.revokeURL = nil
+                let entry = detail.entry(id: id)
                 try db.execute(
                     sql: "UPDATE edition SET detail = ? WHERE id = ?", arguments: [Data(DetailCodec.detail(of: entry)), row["id"]])
             }

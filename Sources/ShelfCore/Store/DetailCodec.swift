@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Version 2 adds the four URLs, which had columns of their own: a Palace-style title's three URLs each held the
 /// library's address and the entry's id whole, 240 bytes a title; front-coded here, with the id as one byte, they
-/// are about 30. Version 1 rows keep them in their columns, which `shelf show` reads when the detail has none.
+/// are about 30. Migration v27 moved the URLs of rows written before into their details, and dropped the columns.
 ///
 /// Version 3 adds the edition's acquisitions, which were rows of a table of their own (`acquisition`, 380 bytes a
 /// title with its index: relation URIs, media types, and hrefs holding the library's address and the entry's id);

@@ -394,9 +394,8 @@ extension Store {
                 subtitle: row["subtitle"], description: row["summary"],
                 publisher: row["publisher"], issued: row["issued"], language: row["language"],
                 distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],
-                published: row["published"], coverURL: detail.coverURL ?? row["cover_url"],
-                thumbnailURL: detail.thumbnailURL ?? row["thumbnail_url"], revokeURL: detail.revokeURL ?? row["revoke_url"],
-                annotationsURL: detail.annotationsURL ?? row["annotations_url"],
+                published: row["published"], coverURL: detail.coverURL, thumbnailURL: detail.thumbnailURL,
+                revokeURL: detail.revokeURL, annotationsURL: detail.annotationsURL,
                 contributors: detail.authors.map { var c = $0; if c.roles.isEmpty { c.roles = ["aut"] }; return c }
                     + detail.contributors,
                 categories: detail.categories, links: detail.links, acquisitions: acquisitions,

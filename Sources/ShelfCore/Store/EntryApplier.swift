@@ -228,7 +228,7 @@ final class EntryApplier {
         try EventRecord.append(db, libraryID: libraryID, editionID: editionID, syncID: syncID, at: now, kind: kind, detail: detail)
     }
 
-    /// Binds the 35 columns of `columnNames`, in order.
+    /// Binds the columns of `columnNames`, in order.
     private func bindColumns(_ record: EntryRecord, to statement: inout HotStatement) {
         let entry = record.entry
         for text in [entry.title, entry.subtitle, record.authors, record.narrators, record.description, entry.publisher,
@@ -237,9 +237,6 @@ final class EntryApplier {
         {
             statement.bind(text)
         }
-        // The cover, thumbnail, revoke and annotations URLs are in the detail now: their columns, kept for rows
-        // written before, are emptied.
-        for _ in 0..<4 { statement.bind(nil as String?) }
         statement.bind(entry.isDraft)
         statement.bind(entry.isPaid)
         statement.bindCirculation(record.availability, record.holds, record.copies)
@@ -257,7 +254,7 @@ final class EntryApplier {
 
     private static let columnNames = """
         title, subtitle, authors, narrators, summary, publisher, issued, language, distributor, additional_type,
-        medium, updated, published, cover_url, thumbnail_url, revoke_url, annotations_url, is_draft, is_paid,
+        medium, updated, published, is_draft, is_paid,
         availability_status, availability_since, availability_until, holds_total, holds_position, copies_total,
         copies_available, entitlement, detail, content_hash, change_hash, protection, duration, series_name,
         series_position, series_url, has_borrow
@@ -266,7 +263,8 @@ final class EntryApplier {
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
                              changed_at, state, has_local_copy, state_changed_at, short_key, short_id)
-        VALUES (\(Array(repeating: "?", count: 36).joined(separator: ",")), ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
+        VALUES (\(Array(repeating: "?", count: columnNames.split(separator: ",").count).joined(separator: ",")),
+                ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
         """
 
     private static let updateSQL: String = {

@@ -191,11 +191,22 @@ package struct EditionDetailJSON: Codable {
     package var contributors: [Contributor]
     package var categories: [Category]
     package var links: [OPDSLink]
-    /// Kept in the detail since its version 2 (`DetailCodec`); before, in the edition's columns of those names.
+    /// Kept in the detail since its version 2 (`DetailCodec`); before, in the edition's columns of those names
+    /// (until migration v27).
     package var coverURL: String?
     package var thumbnailURL: String?
     package var revokeURL: String?
     package var annotationsURL: String?
     /// Kept in the detail since its version 3 (`DetailCodec`); before, in the table `acquisition`.
     package var acquisitions: [Acquisition]?
+
+    /// An entry holding what the detail holds, to write it again (`DetailCodec.detail(of:)`).
+    package func entry(id: String) -> OPDSEntry {
+        var entry = OPDSEntry(id: id, title: "")
+        (entry.authors, entry.contributors, entry.categories, entry.links) = (authors, contributors, categories, links)
+        (entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL) =
+            (coverURL, thumbnailURL, revokeURL, annotationsURL)
+        entry.acquisitions = acquisitions ?? []
+        return entry
+    }
 }

@@ -572,14 +572,7 @@ enum Migrations {
                     guard case .string(let text) = (row["detail"] as DatabaseValue).storage,
                           let json = try? JSONDecoder().decode(EditionDetailJSON.self, from: Data(text.utf8))
                     else { continue }
-                    var entry = OPDSEntry(id: row["entry_id"], title: "")
-                    entry.authors = json.authors
-                    entry.contributors = json.contributors
-                    entry.categories = json.categories
-                    entry.links = json.links
-                    (entry.coverURL, entry.thumbnailURL) = (json.coverURL, json.thumbnailURL)
-                    (entry.revokeURL, entry.annotationsURL) = (json.revokeURL, json.annotationsURL)
-                    try detail.execute(arguments: [Data(DetailCodec.detail(of: entry)), row["id"] as Int64])
+                    try detail.execute(arguments: [Data(DetailCodec.detail(of: json.entry(id: row["entry_id"]))), row["id"] as Int64])
                 }
             }
             let indirect = try db.makeStatement(sql: "UPDATE acquisition SET indirect = ? WHERE id = ?")
@@ -613,12 +606,8 @@ enum Migrations {
             // Each title's acquisitions were rows of their own, with an index: 380 bytes a Palace-style title, mostly
             // relation URIs, media types and hrefs holding the library's address and the entry's id. They go into
             // the title's detail (`DetailCodec` version 3), with its cover, thumbnail, revoke and annotations URLs,
-            // whose columns are emptied: about 120 bytes with the URLs. A thousand titles at a time.
-            let write = try db.makeStatement(sql: """
-                UPDATE edition SET detail = ?, cover_url = NULL, thumbnail_url = NULL, revoke_url = NULL,
-                    annotations_url = NULL
-                WHERE id = ?
-                """)
+            // whose columns go: about 120 bytes with the URLs. A thousand titles at a time.
+            let write = try db.makeStatement(sql: "UPDATE edition SET detail = ? WHERE id = ?")
             var after: Int64 = 0
             while true {
                 let rows = try Row.fetchAll(db, sql: """
@@ -639,11 +628,7 @@ enum Migrations {
                     let id: Int64 = row["id"]
                     let entryID: String = row["entry_id"]
                     let detail = Store.editionDetail(row["detail"], entryID: entryID)
-                    var entry = OPDSEntry(id: entryID, title: "")
-                    entry.authors = detail?.authors ?? []
-                    entry.contributors = detail?.contributors ?? []
-                    entry.categories = detail?.categories ?? []
-                    entry.links = detail?.links ?? []
+                    var entry = detail?.entry(id: entryID) ?? OPDSEntry(id: entryID, title: "")
                     entry.coverURL = detail?.coverURL ?? row["cover_url"]
                     entry.thumbnailURL = detail?.thumbnailURL ?? row["thumbnail_url"]
                     entry.revokeURL = detail?.revokeURL ?? row["revoke_url"]
@@ -652,7 +637,13 @@ enum Migrations {
                     try write.execute(arguments: [Data(DetailCodec.detail(of: entry)), id])
                 }
             }
-            try db.execute(sql: "DROP TABLE acquisition")
+            try db.execute(sql: """
+                DROP TABLE acquisition;
+                ALTER TABLE edition DROP COLUMN cover_url;
+                ALTER TABLE edition DROP COLUMN thumbnail_url;
+                ALTER TABLE edition DROP COLUMN revoke_url;
+                ALTER TABLE edition DROP COLUMN annotations_url;
+                """)
         }
         return migrator
     }
