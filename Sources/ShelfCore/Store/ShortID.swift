@@ -163,11 +163,7 @@ struct ShortIDWidths {
         }
         var shared: [String] = []
         for key in Set(keys) {
-            var needs = 0
-            let (before, after) = try neighbours.of(key)
-            for neighbour in [before, after].compactMap({ $0 }) {
-                needs = max(needs, Self.commonPrefix(neighbour, key) + 1)
-            }
+            var needs = Self.length(of: key, apartFrom: try neighbours.of(key))
             if try look(&equal, key), equal.int64(0) > 1 {
                 needs = max(needs, key.utf8.count + 1)
                 shared.append(key)
@@ -188,10 +184,12 @@ struct ShortIDWidths {
     /// with its base form, a first sync of ids sharing their first 29 characters left a ninth of the table unused.)
     static func provisional(key: String, byPrefix: Bool, neighbours: inout KeyNeighbours) throws -> String {
         guard byPrefix else { return key }
-        let (before, after) = try neighbours.of(key)
-        var needs = ShortID.minimumLength
-        for neighbour in [before, after].compactMap({ $0 }) { needs = max(needs, commonPrefix(neighbour, key) + 1) }
-        return String(key.prefix(needs))
+        return String(key.prefix(max(ShortID.minimumLength, length(of: key, apartFrom: try neighbours.of(key)))))
+    }
+
+    /// How long a prefix of `key` tells it from its neighbours in the key index (0 with none).
+    private static func length(of key: String, apartFrom neighbours: (before: String?, after: String?)) -> Int {
+        [neighbours.before, neighbours.after].compactMap { $0 }.map { commonPrefix($0, key) + 1 }.max() ?? 0
     }
 
     /// The short id to show for `id`.
