@@ -64,10 +64,7 @@ extension Store {
     /// The title's sample and preview links as the last sync stored them, audio first, then manifests.
     public func samples(of edition: EditionRef) throws(StoreError) -> [SampleLink] {
         let links = try read { db in
-            guard let row = try Row.fetchOne(
-                db, sql: "SELECT entry_id, detail FROM edition WHERE id = ?", arguments: [edition.rowID])
-            else { return [SampleLink]() }
-            return (Store.editionDetail(row["detail"], entryID: row["entry_id"])?.acquisitions ?? [])
+            (try Store.editionDetail(db, rowID: edition.rowID)?.acquisitions ?? [])
                 .filter { [.sample, .preview].contains($0.kind) }
                 .map { SampleLink(href: $0.href, type: $0.type) }
         }

@@ -327,39 +327,28 @@ package enum DetailCodec {
                       let rel = try string(), let href = try string()
                 else { throw Corrupt() }
                 var acquisition = Acquisition(kind: kind, rel: rel, href: href, type: try string(), indirect: try indirect(depth: 0))
-                let status = try string()
-                let (since, until) = (try real(), try real())
-                if let status {
-                    acquisition.availability = Availability(
-                        status: status, since: since.map(Date.init(timeIntervalSince1970:)),
-                        until: until.map(Date.init(timeIntervalSince1970:)))
-                }
-                let (holdsTotal, holdsPosition) = (try number(), try number())
-                if holdsTotal != nil || holdsPosition != nil { acquisition.holds = Holds(total: holdsTotal, position: holdsPosition) }
-                let (copiesTotal, copiesAvailable) = (try number(), try number())
-                if copiesTotal != nil || copiesAvailable != nil {
-                    acquisition.copies = Copies(total: copiesTotal, available: copiesAvailable)
-                }
-                let (price, currency) = (try string(), try string())
-                if let price { acquisition.price = Price(value: price, currency: currency) }
+                let (status, since, until) = (try string(), try real(), try real())
+                let (holds, copies) = ((try number(), try number()), (try number(), try number()))
+                acquisition.setCirculation(
+                    status: status, since: since, until: until, holds: holds, copies: copies, price: try string(),
+                    currency: try string())
                 result.append(acquisition)
             }
             return result
         }
 
         private mutating func number() throws -> Int? {
-            let stored: UInt?
-            do { stored = try Varint.read(bytes, at: &offset) } catch { throw Corrupt() }
-            guard let stored else { throw Corrupt() }
+            let stored = try varint()
             if stored == 0 { return nil }
             let zigzag = Int64(bitPattern: UInt64(stored - 1))
             return Int((zigzag >> 1) ^ -(zigzag & 1))
         }
 
         private mutating func real() throws -> Double? {
-            guard try byte() == 1 else {
-                if bytes[offset - 1] != 0 { throw Corrupt() }
-                return nil
+            switch try byte() {
+            case 0: return nil
+            case 1: break
+            default: throw Corrupt()
             }
             guard bytes.count - offset >= 8 else { throw Corrupt() }
             var pattern: UInt64 = 0
@@ -393,10 +382,17 @@ package enum DetailCodec {
         /// A count, a length, a tag or a vocabulary word's place (each checked where it is used), bounded so that a
         /// damaged one is no number to count to.
         private mutating func count() throws -> Int {
+            let value = try varint()
+            guard value <= UInt(bytes.count) + (1 << 20) else { throw Corrupt() }
+            return Int(value)
+        }
+
+        /// The varint at the offset, unbounded; `Corrupt` when the bytes end inside it or it is too long.
+        private mutating func varint() throws -> UInt {
             let value: UInt?
             do { value = try Varint.read(bytes, at: &offset) } catch { throw Corrupt() }
-            guard let value, value <= UInt(bytes.count) + (1 << 20) else { throw Corrupt() }
-            return Int(value)
+            guard let value else { throw Corrupt() }
+            return value
         }
 
         private mutating func string() throws -> String? {
@@ -431,5 +427,24 @@ package enum DetailCodec {
             guard let text = String(validating: utf8, as: UTF8.self) else { throw Corrupt() }
             return text
         }
+    }
+}
+
+extension Acquisition {
+    /// Sets the circulation markup and price from the parts a store keeps of them: an availability when there is a
+    /// status, holds or copies when either of their numbers is there, a price when there is a value. (Numbers both
+    /// absent and an element without them are kept alike.)
+    mutating func setCirculation(
+        status: String?, since: Double?, until: Double?, holds: (total: Int?, position: Int?),
+        copies: (total: Int?, available: Int?), price: String?, currency: String?
+    ) {
+        availability = status.map {
+            Availability(status: $0, since: since.map(Date.init(timeIntervalSince1970:)),
+                         until: until.map(Date.init(timeIntervalSince1970:)))
+        }
+        self.holds = holds.total == nil && holds.position == nil ? nil : Holds(total: holds.total, position: holds.position)
+        self.copies = copies.total == nil && copies.available == nil
+            ? nil : Copies(total: copies.total, available: copies.available)
+        self.price = price.map { Price(value: $0, currency: currency) }
     }
 }

@@ -326,6 +326,13 @@ extension Store {
         DetailCodec.readDetail(stored(value), entryID: entryID)
     }
 
+    /// The detail of the edition with row id `rowID`; nil when there is none or it cannot be read.
+    static func editionDetail(_ db: Database, rowID: Int64) throws -> EditionDetailJSON? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT entry_id, detail FROM edition WHERE id = ?", arguments: [rowID])
+        else { return nil }
+        return editionDetail(row["detail"], entryID: row["entry_id"])
+    }
+
     /// An acquisition's indirect column read back (`DetailCodec`, until migration v27); nil when it cannot be read.
     static func storedIndirect(_ value: DatabaseValue, entryID: String) -> [IndirectAcquisition]? {
         DetailCodec.readIndirect(stored(value), entryID: entryID)

@@ -313,10 +313,7 @@ final class EntryApplier {
     }
 
     private func links(of editionID: Int64) throws -> [(rel: String, href: String)] {
-        guard let row = try Row.fetchOne(db, sql: "SELECT entry_id, detail FROM edition WHERE id = ?", arguments: [editionID]),
-              let acquisitions = Store.editionDetail(row["detail"], entryID: row["entry_id"])?.acquisitions
-        else { return [] }
-        return acquisitions.map { (rel: $0.rel, href: $0.href) }
+        (try Store.editionDetail(db, rowID: editionID)?.acquisitions ?? []).map { (rel: $0.rel, href: $0.href) }
     }
 
     /// Records what the publisher changed and moves the lifecycle (a Downloaded edition becomes Updated).

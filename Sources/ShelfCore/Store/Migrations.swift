@@ -653,20 +653,10 @@ enum Migrations {
         var acquisition = Acquisition(
             kind: AcquisitionKind(rawValue: row["kind"]) ?? .generic, rel: row["rel"], href: row["href"], type: row["type"],
             indirect: Store.storedIndirect(row["indirect"], entryID: row["entry_id"]) ?? [])
-        let since: Double? = row["availability_since"]
-        let until: Double? = row["availability_until"]
-        if let status: String = row["availability_status"] {
-            acquisition.availability = Availability(
-                status: status, since: since.map(Date.init(timeIntervalSince1970:)),
-                until: until.map(Date.init(timeIntervalSince1970:)))
-        }
-        let (holdsTotal, holdsPosition): (Int?, Int?) = (row["holds_total"], row["holds_position"])
-        if holdsTotal != nil || holdsPosition != nil { acquisition.holds = Holds(total: holdsTotal, position: holdsPosition) }
-        let (copiesTotal, copiesAvailable): (Int?, Int?) = (row["copies_total"], row["copies_available"])
-        if copiesTotal != nil || copiesAvailable != nil {
-            acquisition.copies = Copies(total: copiesTotal, available: copiesAvailable)
-        }
-        if let price: String = row["price"] { acquisition.price = Price(value: price, currency: row["currency"]) }
+        acquisition.setCirculation(
+            status: row["availability_status"], since: row["availability_since"], until: row["availability_until"],
+            holds: (row["holds_total"], row["holds_position"]), copies: (row["copies_total"], row["copies_available"]),
+            price: row["price"], currency: row["currency"])
         return acquisition
     }
 }

@@ -27,6 +27,14 @@ import Testing
         #expect(indirect == entry.acquisitions.map(\.indirect), "\(place)")
         #expect([detail.coverURL, detail.thumbnailURL, detail.revokeURL, detail.annotationsURL]
                 == [entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL], "\(place)")
+        // Whole, but holds or copies without a number, which are kept as none (as the table of acquisitions kept them).
+        let kept = entry.acquisitions.map { acquisition in
+            var kept = acquisition
+            if kept.holds == Holds() { kept.holds = nil }
+            if kept.copies == Copies() { kept.copies = nil }
+            return kept
+        }
+        #expect(detail.acquisitions == kept, "\(place)")
     }
 
     /// Words of the vocabulary, strings sharing their start with the one before (inside a character too), the id
@@ -43,11 +51,23 @@ import Testing
                          term: "http://librarysimplified.org/terms/genres/Simplified/Mystery", label: "Mystery"),
                 Category(scheme: nil, term: "", label: nil),
             ],
-            acquisitions: [Acquisition(
-                kind: .borrow, rel: "r", href: "h",
-                indirect: [IndirectAcquisition(type: "application/vnd.librarysimplified.bearer-token+json", children: [
-                    IndirectAcquisition(type: "application/audiobook+json"), IndirectAcquisition(type: id + "x"),
-                ])])],
+            acquisitions: [
+                Acquisition(
+                    kind: .borrow, rel: "r", href: "h",
+                    indirect: [IndirectAcquisition(type: "application/vnd.librarysimplified.bearer-token+json", children: [
+                        IndirectAcquisition(type: "application/audiobook+json"), IndirectAcquisition(type: id + "x"),
+                    ])]),
+                // Every circulation part, numbers negative, large and zero among them.
+                Acquisition(
+                    kind: .buy, rel: "http://opds-spec.org/acquisition/buy", href: "https://l.example/buy/\(id)",
+                    type: "text/html", availability: Availability(
+                        status: "reserved", since: Date(timeIntervalSince1970: 1_700_000_000.25),
+                        until: Date(timeIntervalSince1970: -86_400.5)),
+                    holds: Holds(total: 1 << 40, position: 0), copies: Copies(total: -3, available: nil),
+                    price: Price(value: "4.99", currency: "EUR")),
+                Acquisition(kind: .sample, rel: "s", href: "", availability: Availability(status: "available"),
+                            holds: Holds(), copies: Copies(), price: Price(value: "0")),
+            ],
             links: [OPDSLink(href: "https://l.example/works/\(id)", rel: "alternate", type: "text/html", title: "t"),
                     OPDSLink(href: id), OPDSLink(href: "")])
         (entry.coverURL, entry.thumbnailURL) = ("https://l.example/covers/\(id).png", "https://l.example/covers/\(id).png")
