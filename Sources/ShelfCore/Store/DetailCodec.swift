@@ -16,8 +16,13 @@ import Foundation
 /// Version 3 adds the edition's acquisitions, which were rows of a table of their own (`acquisition`, 380 bytes a
 /// title with its index: relation URIs, media types, and hrefs holding the library's address and the entry's id);
 /// here they are about 90. Migration v27 moved every title's into its detail.
+///
+/// Version 4 adds what only `shelf show` prints of an edition's own facts, which had columns of their own: publisher,
+/// issued, language, distributor, additional type, updated and published. A date is its number of seconds (or days)
+/// when written back it is the same text (`2024-01-01T00:00:00Z`: 5 bytes, not 20), and an additional type a word;
+/// a Palace-style title's seven columns took about 120 bytes, here they are about 20. Migration v28 moved them.
 package enum DetailCodec {
-    static let version: UInt8 = 3
+    static let version: UInt8 = 4
 
     /// Strings every catalog repeats. Append only: a stored row names a word by its place here.
     static let vocabulary: [String] = [
@@ -46,6 +51,16 @@ package enum DetailCodec {
         "http://id.loc.gov/authorities/subjects", "http://purl.org/dc/terms/LCSH", "http://purl.org/dc/terms/DDC",
         "http://purl.org/dc/terms/LCC", "http://www.bisg.org/standards/bisac_subject/index.html",
         "http://id.worldcat.org/fast/", "http://www.bisg.org/standards/bisac_subject/",
+        "http://bib.schema.org/Audiobook", "http://schema.org/EBook", "http://schema.org/Book",
+        "http://schema.org/Audiobook", "https://schema.org/Audiobook", "Z", "+00:00", "en",
+        "application/ld+json; profile=\"http://www.w3.org/ns/anno.jsonld\"", "collection", "contributor", "series",
+        "http://librarysimplified.org/terms/rel/analytics/open-book", "application/audiobook+lcp",
+        "application/vnd.librarysimplified.findaway.license+json",
+        "text/html;profile=\"http://librarysimplified.org/terms/profiles/streaming-media\"",
+        "application/audiobook+json;profile=\"http://www.feedbooks.com/audiobooks/access-restriction\"",
+        "application/atom+xml;relation=entry;profile=opds-catalog",
+        "acquisition", "borrow", "open-access", "buy", "sample", "preview", "subscribe",
+        "available", "unavailable", "reserved", "ready",
     ]
 
     private static let words: [String: Int] = Dictionary(
@@ -78,6 +93,13 @@ package enum DetailCodec {
         }
         for url in [entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL] { writer.string(url) }
         writer.acquisitions(entry.acquisitions)
+        writer.string(entry.publisher)
+        writer.date(entry.issued)
+        writer.string(entry.language)
+        writer.string(entry.distributor)
+        writer.string(entry.additionalType)
+        writer.date(entry.updated)
+        writer.date(entry.published)
         return writer.bytes
     }
 
@@ -239,6 +261,28 @@ package enum DetailCodec {
             }
         }
 
+        /// A date as a feed writes it: 0 for nil; 1, the seconds since 1970 (zigzagged) and the rest of the text (its
+        /// zone, a string) for `YYYY-MM-DDTHH:MM:SS…`; 2 and the days since 1970 for `YYYY-MM-DD`; else 3 and the
+        /// text as a string. A number is chosen only when `StoredDate` writes it back as the very same text.
+        mutating func date(_ value: String?) {
+            guard let value else { return count(0) }
+            switch StoredDate(value) {
+            case .time(let seconds, let zone):
+                count(1)
+                zigzag(seconds)
+                string(zone)
+            case .day(let days):
+                count(2)
+                zigzag(days)
+            case nil:
+                count(3)
+                string(value)
+            }
+        }
+
+        /// A number `StoredDate` gave (well inside 2^62), zigzagged.
+        private mutating func zigzag(_ value: Int64) { Varint.append(Int((value << 1) ^ (value >> 63)), to: &bytes) }
+
         /// 0 for nil, else the number zigzagged (so a negative one is short too), plus one.
         mutating func number(_ value: Int?) {
             guard let value else { return count(0) }
@@ -291,6 +335,15 @@ package enum DetailCodec {
                 (detail.revokeURL, detail.annotationsURL) = (try string(), try string())
             }
             if version >= 3 { detail.acquisitions = try acquisitions() }
+            if version >= 4 {
+                detail.publisher = try string()
+                detail.issued = try date()
+                detail.language = try string()
+                detail.distributor = try string()
+                detail.additionalType = try string()
+                detail.updated = try date()
+                detail.published = try date()
+            }
             guard offset == bytes.count else { throw Corrupt() }
             return detail
         }
@@ -302,7 +355,7 @@ package enum DetailCodec {
             return nodes
         }
 
-        /// The format's version: 1 (no URLs), 2 (no acquisitions) or 3.
+        /// The format's version: 1 (no URLs), 2 (no acquisitions), 3 (no facts) or 4.
         @discardableResult
         private mutating func header() throws -> UInt8 {
             let version = try byte()
@@ -335,6 +388,35 @@ package enum DetailCodec {
                 result.append(acquisition)
             }
             return result
+        }
+
+        private mutating func date() throws -> String? {
+            switch try count() {
+            case 0: return nil
+            case 1:
+                let seconds = try zigzag()
+                guard let zone = try string() else { throw Corrupt() }
+                return try Self.dated(StoredDate.text(seconds: seconds, zone: zone))
+            case 2: return try Self.dated(StoredDate.text(days: try zigzag()))
+            case 3:
+                guard let text = try string() else { throw Corrupt() }
+                return text
+            default: throw Corrupt()
+            }
+        }
+
+        /// A date's text; `Corrupt` for the empty text of a year `StoredDate` never writes.
+        private static func dated(_ text: String) throws -> String {
+            guard !text.isEmpty else { throw Corrupt() }
+            return text
+        }
+
+        /// A zigzagged number, bounded to what a date in a year of four digits can be.
+        private mutating func zigzag() throws -> Int64 {
+            let stored = UInt64(try varint())
+            let value = Int64(bitPattern: stored >> 1) ^ -Int64(bitPattern: stored & 1)
+            guard value > -StoredDate.limit && value < StoredDate.limit else { throw Corrupt() }
+            return value
         }
 
         private mutating func number() throws -> Int? {
@@ -427,6 +509,92 @@ package enum DetailCodec {
             guard let text = String(validating: utf8, as: UTF8.self) else { throw Corrupt() }
             return text
         }
+    }
+}
+
+/// A date as a feed writes it (`2024-01-01T00:00:00Z`, `2024-01-01T00:00:00+00:00`, `2024-01-01`), as numbers
+/// that give back the very same text; nil for any other text, which the detail keeps as it is.
+enum StoredDate: Equatable {
+    /// Seconds since 1970 of the date and time as written (its zone not applied), and the rest of the text.
+    case time(seconds: Int64, zone: String)
+    /// Days since 1970.
+    case day(Int64)
+
+    /// Beyond what a year of four digits reaches, in days or seconds: a stored number past it is damage.
+    static let limit: Int64 = 1 << 40
+
+    init?(_ text: String) {
+        let utf8 = Array(text.utf8)
+        guard utf8.count >= 10, let days = Self.days(utf8) else { return nil }
+        if utf8.count == 10 {
+            self = .day(days)
+        } else {
+            guard utf8.count >= 19, utf8[10] == UInt8(ascii: "T"), utf8[13] == UInt8(ascii: ":"),
+                  utf8[16] == UInt8(ascii: ":"),
+                  let hour = Self.number(utf8[11..<13]), let minute = Self.number(utf8[14..<16]),
+                  let second = Self.number(utf8[17..<19]), hour < 24, minute < 60, second < 60
+            else { return nil }
+            self = .time(seconds: days * 86_400 + hour * 3600 + minute * 60 + second,
+                         zone: String(decoding: utf8[19...], as: UTF8.self))
+        }
+        // Only what comes back the same (no month 13, no 30 February, no `+1` year).
+        guard self.text == text else { return nil }
+    }
+
+    /// The text these numbers stand for.
+    var text: String {
+        switch self {
+        case .time(let seconds, let zone): return Self.text(seconds: seconds, zone: zone)
+        case .day(let days): return Self.text(days: days)
+        }
+    }
+
+    static func text(seconds: Int64, zone: String) -> String {
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let rest = seconds - days * 86_400
+        return text(days: days) + "T" + two(rest / 3600) + ":" + two(rest / 60 % 60) + ":" + two(rest % 60) + zone
+    }
+
+    /// `YYYY-MM-DD` of a day since 1970 (the proleptic Gregorian calendar; H. Hinnant's `civil_from_days`).
+    static func text(days: Int64) -> String {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shifted = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+        let month = shifted < 10 ? shifted + 3 : shifted - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        guard (0...9999).contains(year) else { return "" }
+        let digits = String(year)
+        return String(repeating: "0", count: 4 - digits.count) + digits + "-" + two(month) + "-" + two(day)
+    }
+
+    private static func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
+
+    /// Days since 1970 of `YYYY-MM-DD` at the start of `utf8` (H. Hinnant's `days_from_civil`); nil when it is not
+    /// that shape.
+    private static func days(_ utf8: [UInt8]) -> Int64? {
+        guard utf8[4] == UInt8(ascii: "-"), utf8[7] == UInt8(ascii: "-"), let year = number(utf8[0..<4]),
+              let month = number(utf8[5..<7]), let day = number(utf8[8..<10]), (1...12).contains(month),
+              (1...31).contains(day)
+        else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
+        var value: Int64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return value
     }
 }
 

@@ -50,7 +50,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         case availableSince, availableUntil, holdsPosition, holdsTotal, copiesAvailable, copiesTotal, inCatalog, isDraft
         case isPaid, hasLocalCopy, hasBorrow, loanKind, loanSince, loanUntil, loanPosition, loanHoldsTotal
         case loanCopiesTotal, loanCopiesAvailable, loanRevokeURL, duration, seriesName, seriesPosition, seriesURL, foundBy
-        case shortID
+        case shortID, shortWidth
     }
 
     /// Reads the current row of a `Store.summarySelect` statement through SQLite's C API (GRDB's generic decoding
@@ -73,7 +73,7 @@ public struct EditionSummary: Codable, Sendable, Equatable {
         id = string(.entryID) ?? ""
         let id = id
         // As stored (`Store.widenShortIDs`); a title added in a sync still running shows its id's base form.
-        shortID = string(.shortID) ?? ShortID.base(of: id)
+        shortID = ShortID.shown(text: string(.shortID), width: int(.shortWidth), of: id)
         title = string(.title) ?? ""
         authors = string(.authors) ?? ""
         narrators = forTable ? "" : string(.narrators) ?? ""
@@ -307,6 +307,7 @@ extension Store {
         "l.kind", "l.since", "l.until", "l.holds_position", "l.holds_total", "l.copies_total", "l.copies_available",
         "l.revoke_url",
         "e.duration", "e.series_name", "e.series_position", "e.series_url", "e.found_by", "e.short_id",
+        "e.short_width",
     ]
 
     static let summarySelect = select()
@@ -317,7 +318,7 @@ extension Store {
     static let stateSource = "edition e INDEXED BY edition_state"
 
     static func select(from source: String = listSource) -> String {
-        precondition(summaryColumns.count == EditionSummary.Column.shortID.rawValue + 1)
+        precondition(summaryColumns.count == EditionSummary.Column.shortWidth.rawValue + 1)
         return "SELECT \(summaryColumns.joined(separator: ", ")) FROM \(source) LEFT JOIN loan l ON l.edition_id = e.id"
     }
 
@@ -399,9 +400,9 @@ extension Store {
             return EditionDetail(
                 summary: summary,
                 subtitle: row["subtitle"], description: row["summary"],
-                publisher: row["publisher"], issued: row["issued"], language: row["language"],
-                distributor: row["distributor"], additionalType: row["additional_type"], updated: row["updated"],
-                published: row["published"], coverURL: detail.coverURL, thumbnailURL: detail.thumbnailURL,
+                publisher: detail.publisher, issued: detail.issued, language: detail.language,
+                distributor: detail.distributor, additionalType: detail.additionalType, updated: detail.updated,
+                published: detail.published, coverURL: detail.coverURL, thumbnailURL: detail.thumbnailURL,
                 revokeURL: detail.revokeURL, annotationsURL: detail.annotationsURL,
                 contributors: detail.authors.map { var c = $0; if c.roles.isEmpty { c.roles = ["aut"] }; return c }
                     + detail.contributors,

@@ -42,7 +42,6 @@ final class EntryApplier {
         var pageID: Int64?
         var inCatalog: Bool
         var lifecycle: Lifecycle
-        var updated: String?
         var availabilityStatus: String?
         /// Set while the title is known only from `shelf browse` or `shelf search`.
         var foundBy: FoundBy?
@@ -50,8 +49,8 @@ final class EntryApplier {
 
     private func stored(_ entryID: String) throws -> Stored? {
         var statement = try HotStatement(db, """
-            SELECT id, content_hash, change_hash, page_id, in_catalog, state, has_local_copy, updated,
-                   availability_status, found_by
+            SELECT id, content_hash, change_hash, page_id, in_catalog, state, has_local_copy, availability_status,
+                   found_by
             FROM edition WHERE library_id = ? AND entry_id = ?
             """)
         statement.reset()
@@ -65,8 +64,7 @@ final class EntryApplier {
             id: statement.int64(0), contentHash: statement.int64(1), changeHash: statement.int64(2),
             pageID: statement.isNull(3) ? nil : statement.int64(3), inCatalog: statement.int64(4) != 0,
             lifecycle: Lifecycle(state: state, hasLocalCopy: statement.int64(6) != 0),
-            updated: statement.string(7), availabilityStatus: statement.string(8),
-            foundBy: statement.string(9).flatMap(FoundBy.init(rawValue:)))
+            availabilityStatus: statement.string(7), foundBy: statement.string(8).flatMap(FoundBy.init(rawValue:)))
     }
 
     /// Ends the writes of one transaction (or of one step of a sync's): the short ids of the titles added since the
@@ -113,10 +111,10 @@ final class EntryApplier {
         // A change hash of 0 is a title a repair brought back from the list index (`StoreSalvage`): what it had is
         // not known, so its entry is written as it is, not taken for the publisher's change.
         let changed = old.changeHash != record.changeHash && old.changeHash != 0
-        let oldLinks = changed ? try links(of: old.id) : []
+        let before = changed ? try Store.editionDetail(db, rowID: old.id) : nil
         try update(old.id, record, pageID: pageID ?? old.pageID)
         if changed {
-            try recordChange(old, oldLinks: oldLinks, record)
+            try recordChange(old, before: before, record)
             return .changed
         }
         if old.availabilityStatus != record.availability?.status {
@@ -231,10 +229,7 @@ final class EntryApplier {
     /// Binds the columns of `columnNames`, in order.
     private func bindColumns(_ record: EntryRecord, to statement: inout HotStatement) {
         let entry = record.entry
-        for text in [entry.title, entry.subtitle, record.authors, record.narrators, record.description, entry.publisher,
-                     entry.issued, entry.language, entry.distributor, entry.additionalType, record.medium,
-                     entry.updated, entry.published]
-        {
+        for text in [entry.title, entry.subtitle, record.authors, record.narrators, record.description, record.medium] {
             statement.bind(text)
         }
         statement.bind(entry.isDraft)
@@ -253,8 +248,7 @@ final class EntryApplier {
     }
 
     private static let columnNames = """
-        title, subtitle, authors, narrators, summary, publisher, issued, language, distributor, additional_type,
-        medium, updated, published, is_draft, is_paid,
+        title, subtitle, authors, narrators, summary, medium, is_draft, is_paid,
         availability_status, availability_since, availability_until, holds_total, holds_position, copies_total,
         copies_available, entitlement, detail, content_hash, change_hash, protection, duration, series_name,
         series_position, series_url, has_borrow
@@ -262,9 +256,10 @@ final class EntryApplier {
 
     private static let insertSQL = """
         INSERT INTO edition (\(columnNames), library_id, entry_id, page_id, in_catalog, first_seen_at,
-                             changed_at, state, has_local_copy, state_changed_at, short_key, short_id)
+                             changed_at, state, has_local_copy, state_changed_at, short_key, short_id,
+                             short_width)
         VALUES (\(Array(repeating: "?", count: columnNames.split(separator: ",").count).joined(separator: ",")),
-                ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?)
+                ?, ?, ?, 1, ?, ?, 'new', 0, ?, ?, ?, ?)
         """
 
     private static let updateSQL: String = {
@@ -296,7 +291,10 @@ final class EntryApplier {
         statement.bind(key)
         // Widened against the keys stored so far; `finish` widens it against those added after it.
         var neighbours = try KeyNeighbours(db, libraryID: libraryID)
-        statement.bind(try ShortIDWidths.provisional(key: key, byPrefix: byPrefix, neighbours: &neighbours))
+        let shown = try ShortIDWidths.provisional(key: key, byPrefix: byPrefix, neighbours: &neighbours)
+        let stored = ShortID.stored(shown, of: record.entry.id)
+        statement.bind(stored.text)
+        statement.bind(stored.width)
         try statement.run()
         addedKeys.insert(key)
         return db.lastInsertedRowID
@@ -312,16 +310,14 @@ final class EntryApplier {
         try statement.run()
     }
 
-    private func links(of editionID: Int64) throws -> [(rel: String, href: String)] {
-        (try Store.editionDetail(db, rowID: editionID)?.acquisitions ?? []).map { (rel: $0.rel, href: $0.href) }
-    }
-
     /// Records what the publisher changed and moves the lifecycle (a Downloaded edition becomes Updated).
-    private func recordChange(_ old: Stored, oldLinks: [(rel: String, href: String)], _ record: EntryRecord) throws {
+    /// `before`: the edition's detail before the update, which holds its acquisitions and `updated`.
+    private func recordChange(_ old: Stored, before: EditionDetailJSON?, _ record: EntryRecord) throws {
         var parts: [String] = []
-        if old.updated != record.entry.updated {
-            parts.append("updated \(old.updated ?? "none") → \(record.entry.updated ?? "none")")
+        if before?.updated != record.entry.updated {
+            parts.append("updated \(before?.updated ?? "none") → \(record.entry.updated ?? "none")")
         }
+        let oldLinks = (before?.acquisitions ?? []).map { (rel: $0.rel, href: $0.href) }
         let newLinks = record.entry.acquisitions.map { (rel: $0.rel, href: $0.href) }
         for index in 0..<max(oldLinks.count, newLinks.count) {
             let before = index < oldLinks.count ? oldLinks[index] : nil

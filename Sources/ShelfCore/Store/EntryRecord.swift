@@ -199,6 +199,15 @@ package struct EditionDetailJSON: Codable {
     package var annotationsURL: String?
     /// Kept in the detail since its version 3 (`DetailCodec`); before, in the table `acquisition`.
     package var acquisitions: [Acquisition]?
+    /// Kept in the detail since its version 4 (`DetailCodec`); before, in the edition's columns of those names (until
+    /// migration v28).
+    package var publisher: String?
+    package var issued: String?
+    package var language: String?
+    package var distributor: String?
+    package var additionalType: String?
+    package var updated: String?
+    package var published: String?
 
     /// An entry holding what the detail holds, to write it again (`DetailCodec.detail(of:)`).
     package func entry(id: String) -> OPDSEntry {
@@ -207,6 +216,8 @@ package struct EditionDetailJSON: Codable {
         (entry.coverURL, entry.thumbnailURL, entry.revokeURL, entry.annotationsURL) =
             (coverURL, thumbnailURL, revokeURL, annotationsURL)
         entry.acquisitions = acquisitions ?? []
+        (entry.publisher, entry.issued, entry.language, entry.distributor) = (publisher, issued, language, distributor)
+        (entry.additionalType, entry.updated, entry.published) = (additionalType, updated, published)
         return entry
     }
 }

@@ -552,9 +552,7 @@ enum Migrations {
                     holds_total, copies_available, copies_total, in_catalog, is_draft, is_paid, has_local_copy,
                     has_borrow, duration, series_name, series_position, series_url, found_by, short_id);
                 """)
-            for libraryID in try Int64.fetchAll(db, sql: "SELECT id FROM library") {
-                try Store.refreshShortIDs(db, libraryID: libraryID)
-            }
+            // Filled in by v28, in the form it keeps them in.
         }
         migrator.registerMigration("v25-compact-detail") { db in
             // What only `shelf show` reads (contributors, categories, other links; each acquisition's indirect
@@ -643,6 +641,56 @@ enum Migrations {
                 ALTER TABLE edition DROP COLUMN thumbnail_url;
                 ALTER TABLE edition DROP COLUMN revoke_url;
                 ALTER TABLE edition DROP COLUMN annotations_url;
+                """)
+        }
+        migrator.registerMigration("v28-facts-in-detail-short-widths") { db in
+            // What only `shelf show` prints of a title's own facts (publisher, issued, language, distributor,
+            // additional type, updated, published) had columns of their own, about 120 bytes of a Palace-style title:
+            // they go into its detail (`DetailCodec` version 4), a date as a number, about 20 bytes. A short id was
+            // kept as text in the row and again in the list index (72 bytes for ids whose keys share long prefixes):
+            // now as the width of its key's prefix (`ShortID.stored`). A thousand titles at a time.
+            try db.execute(sql: "ALTER TABLE edition ADD COLUMN short_width INTEGER")
+            let write = try db.makeStatement(sql: "UPDATE edition SET detail = ?, short_id = ?, short_width = ? WHERE id = ?")
+            var after: Int64 = 0
+            while true {
+                let rows = try Row.fetchAll(db, sql: """
+                    SELECT id, entry_id, detail, publisher, issued, language, distributor, additional_type, updated,
+                           published, short_id
+                    FROM edition WHERE id > ? ORDER BY id LIMIT 1000
+                    """, arguments: [after])
+                guard let last = rows.last else { break }
+                after = last["id"]
+                for row in rows {
+                    let entryID: String = row["entry_id"]
+                    var entry = Store.editionDetail(row["detail"], entryID: entryID)?.entry(id: entryID)
+                        ?? OPDSEntry(id: entryID, title: "")
+                    (entry.publisher, entry.issued, entry.language) = (row["publisher"], row["issued"], row["language"])
+                    (entry.distributor, entry.additionalType) = (row["distributor"], row["additional_type"])
+                    (entry.updated, entry.published) = (row["updated"], row["published"])
+                    let shortID = (row["short_id"] as String?).map { ShortID.stored($0, of: entryID) }
+                    try write.execute(arguments: [
+                        Data(DetailCodec.detail(of: entry)), shortID?.text, shortID?.width, row["id"] as Int64,
+                    ])
+                }
+            }
+            // Short ids a store upgraded from before v24 never had; the others are the same, and not written again.
+            for libraryID in try Int64.fetchAll(db, sql: "SELECT id FROM library") {
+                try Store.refreshShortIDs(db, libraryID: libraryID)
+            }
+            try db.execute(sql: """
+                DROP INDEX IF EXISTS edition_list;
+                ALTER TABLE edition DROP COLUMN publisher;
+                ALTER TABLE edition DROP COLUMN issued;
+                ALTER TABLE edition DROP COLUMN language;
+                ALTER TABLE edition DROP COLUMN distributor;
+                ALTER TABLE edition DROP COLUMN additional_type;
+                ALTER TABLE edition DROP COLUMN updated;
+                ALTER TABLE edition DROP COLUMN published;
+                CREATE INDEX edition_list ON edition(
+                    library_id, title COLLATE NOCASE, entry_id, authors, narrators, medium, protection, state,
+                    entitlement, availability_status, availability_since, availability_until, holds_position,
+                    holds_total, copies_available, copies_total, in_catalog, is_draft, is_paid, has_local_copy,
+                    has_borrow, duration, series_name, series_position, series_url, found_by, short_id, short_width);
                 """)
         }
         return migrator

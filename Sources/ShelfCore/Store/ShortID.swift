@@ -38,6 +38,25 @@ public enum ShortID {
         return byPrefix ? String(key.prefix(minimumLength)) : key
     }
 
+    /// How a title's short id is kept (`edition.short_id`, `edition.short_width`): nothing for its base form; the
+    /// width of a longer prefix of its key; the text only for one shown by an end of its id (`shownApart`). The
+    /// text was most of a short id's 72 bytes a title (in the row and in the list index) for ids whose keys share
+    /// long prefixes.
+    static func stored(_ shown: String, of id: String) -> (text: String?, width: Int?) {
+        let (key, byPrefix) = key(of: id)
+        guard shown != (byPrefix ? String(key.prefix(minimumLength)) : key) else { return (nil, nil) }
+        guard byPrefix, shown.utf8.count > minimumLength, key.utf8.starts(with: shown.utf8) else { return (shown, nil) }
+        return (nil, shown.utf8.count)
+    }
+
+    /// The short id kept as `stored(_:of:)` keeps it.
+    static func shown(text: String?, width: Int?, of id: String) -> String {
+        if let text { return text }
+        guard let width else { return base(of: id) }
+        let (key, byPrefix) = key(of: id)
+        return byPrefix ? String(key.prefix(max(minimumLength, width))) : key
+    }
+
     /// Whether every id ending with `end` has the key `end` has: `end` holds a `:` or `/` before its last part, so
     /// that part is the id's last part too, and the key is that part (a UUID or a token), not a hash of the id.
     static func holdsTail(_ end: String) -> Bool {
@@ -334,7 +353,8 @@ extension Store {
             keys.formUnion([before, after].compactMap { $0 })
         }
         let widths = try ShortIDWidths(db, libraryID: libraryID, keys: Array(keys))
-        var titles = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ? AND short_key = ?")
+        var titles = try HotStatement(
+            db, "SELECT id, entry_id, short_id, short_width FROM edition WHERE library_id = ? AND short_key = ?")
         defer { titles.reset() }
         let stored = try Int.fetchOne(db, sql: "SELECT short_id_width FROM library WHERE id = ?", arguments: [libraryID])
             ?? ShortID.minimumLength
@@ -351,10 +371,10 @@ extension Store {
 
     /// Brings the stored short ids of a library's titles (`edition.short_id`) up to date with its keys, and its widest
     /// (`library.short_id_width`): one pass over the key index (`ShortIDWidths`), then over the titles, writing only
-    /// those whose short id changed. Run when the stored short ids are made (migration v24); the writes that add
+    /// those whose short id changed. Run when the stored short ids are made (migration v28); the writes that add
     /// titles widen only what they touch (`widenShortIDs`).
     static func refreshShortIDs(_ db: Database, libraryID: Int64) throws {
-        var rows = try HotStatement(db, "SELECT id, entry_id, short_id FROM edition WHERE library_id = ?")
+        var rows = try HotStatement(db, "SELECT id, entry_id, short_id, short_width FROM edition WHERE library_id = ?")
         defer { rows.reset() }
         rows.bind(libraryID)
         var writer = ShortIDWriter(widths: try ShortIDWidths(db, libraryID: libraryID), widest: ShortID.minimumLength)
@@ -369,26 +389,29 @@ extension Store {
 private struct ShortIDWriter {
     let widths: ShortIDWidths
     var widest: Int
-    private var changed: [(rowID: Int64, shown: String)] = []
+    private var changed: [(rowID: Int64, stored: (text: String?, width: Int?))] = []
 
     init(widths: ShortIDWidths, widest: Int) {
         self.widths = widths
         self.widest = widest
     }
 
-    /// Reads the rows of a statement selecting `id, entry_id, short_id`, to its end.
+    /// Reads the rows of a statement selecting `id, entry_id, short_id, short_width`, to its end.
     mutating func read(_ rows: inout HotStatement) throws {
         while try rows.step() {
-            let shown = widths.shortID(of: rows.string(1) ?? "")
+            let id = rows.string(1) ?? ""
+            let shown = widths.shortID(of: id)
             widest = max(widest, TextWidth.of(shown))
-            if rows.string(2) != shown { changed.append((rows.int64(0), shown)) }
+            if ShortID.shown(text: rows.string(2), width: rows.int(3), of: id) != shown {
+                changed.append((rows.int64(0), ShortID.stored(shown, of: id)))
+            }
         }
     }
 
     /// Writes the short ids that changed, and the library's widest when `widthChanged`.
     func write(_ db: Database, libraryID: Int64, widthChanged: Bool) throws {
-        let update = try db.cachedStatement(sql: "UPDATE edition SET short_id = ? WHERE id = ?")
-        for (rowID, shown) in changed { try update.execute(arguments: [shown, rowID]) }
+        let update = try db.cachedStatement(sql: "UPDATE edition SET short_id = ?, short_width = ? WHERE id = ?")
+        for (rowID, stored) in changed { try update.execute(arguments: [stored.text, stored.width, rowID]) }
         if widthChanged {
             try db.execute(sql: "UPDATE library SET short_id_width = ? WHERE id = ?", arguments: [widest, libraryID])
         }

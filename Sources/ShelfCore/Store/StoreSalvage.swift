@@ -202,6 +202,7 @@ public enum StoreSalvage {
         "availability_status", "availability_since", "availability_until", "holds_position", "holds_total",
         "copies_available", "copies_total", "in_catalog", "is_draft", "is_paid", "has_local_copy", "has_borrow",
         "duration", "series_name", "series_position", "series_url", "found_by", "short_id",
+        "short_width",
     ]
 
     /// Titles whose rows were lost but whose entries in the list index can be read: each is put back under its

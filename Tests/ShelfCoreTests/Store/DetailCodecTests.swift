@@ -35,6 +35,10 @@ import Testing
             return kept
         }
         #expect(detail.acquisitions == kept, "\(place)")
+        #expect([detail.publisher, detail.issued, detail.language, detail.distributor, detail.additionalType,
+                 detail.updated, detail.published]
+                == [entry.publisher, entry.issued, entry.language, entry.distributor, entry.additionalType,
+                    entry.updated, entry.published], "\(place)")
     }
 
     /// Words of the vocabulary, strings sharing their start with the one before (inside a character too), the id
@@ -73,6 +77,38 @@ import Testing
         (entry.coverURL, entry.thumbnailURL) = ("https://l.example/covers/\(id).png", "https://l.example/covers/\(id).png")
         (entry.revokeURL, entry.annotationsURL) = (nil, "https://l.example/annotations/\(id)")
         try Self.expectSame(entry, "every kind")
+        // Dates kept as numbers and dates that are not, each in every date field; facts that are words and not.
+        let dates = [
+            "2024-01-01T00:00:00Z", "2024-01-01T00:00:00+00:00", "1969-12-31T23:59:59Z", "0000-03-01T00:00:00Z",
+            "9999-12-31T23:59:59-11:30", "2024-02-29", "1850-01-15", "2024-01-01T00:00:00.123Z", "2024-02-30",
+            "2024-13-01", "2024-1-01", "2024", "", "２０２４-01-01", "2024-01-01T24:00:00Z", "2024-01-01 00:00:00Z",
+        ]
+        for (index, date) in dates.enumerated() {
+            entry.issued = date
+            entry.updated = dates[(index + 1) % dates.count]
+            entry.published = index % 3 == 0 ? nil : dates[(index + 2) % dates.count]
+            entry.publisher = index % 2 == 0 ? "Harper & Brothers" : nil
+            (entry.language, entry.distributor) = (index % 2 == 0 ? "en" : "fr", index % 4 == 0 ? nil : "Palace")
+            entry.additionalType = index % 2 == 0 ? "http://bib.schema.org/Audiobook" : "https://example.org/Type"
+            try Self.expectSame(entry, "dates \(index)")
+        }
+    }
+
+    /// A date is a number only when written back it is the same text; a short one is a few bytes.
+    @Test func datesAreNumbersOnlyWhenTheyComeBackTheSame() throws {
+        #expect(StoredDate("2024-01-01") == .day(19_723))
+        #expect(StoredDate("1970-01-01T00:00:01Z") == .time(seconds: 1, zone: "Z"))
+        #expect(StoredDate("1969-12-31T23:59:59+00:00") == .time(seconds: -1, zone: "+00:00"))
+        for text in ["2024-02-30", "2023-02-29", "2024-00-10", "2024-01-00", "2024-01-32", "2024-01-01T00:60:00Z",
+                     "2024-01-01X00:00:00Z", "+2024-01-01", "2024-01-01T00:00"] {
+            #expect(StoredDate(text) == nil, "\(text)")
+        }
+        let entry = OPDSEntry(id: "urn:x:1", title: "")
+        var dated = entry
+        (dated.updated, dated.published, dated.issued) = ("2024-01-01T00:00:00Z", "2024-01-01T00:00:00+00:00", "1850-01-15")
+        (dated.additionalType, dated.language) = ("http://bib.schema.org/Audiobook", "en")
+        // Three dates of 20, 25 and 10 characters and two words of 31 and 2, in 23 bytes more than none.
+        #expect(DetailCodec.detail(of: dated).count - DetailCodec.detail(of: entry).count <= 23)
     }
 
     /// Bytes that are not what the writer made are not read as a detail: nil, and `show` shows none.
@@ -106,13 +142,39 @@ import Testing
             let detail = try store.edition(try store.resolveEdition(id, in: library))
             return "\(detail.contributors) \(detail.categories) \(detail.links) \(detail.acquisitions) "
                 + [detail.coverURL, detail.thumbnailURL, detail.revokeURL, detail.annotationsURL].description
+                + [detail.publisher, detail.issued, detail.language, detail.distributor, detail.additionalType,
+                   detail.updated, detail.published].description + " \(detail.summary.shortID)"
         }
     }
 
     /// Puts a store's titles back as a store written before migration v27 kept them: acquisitions as rows of the
-    /// table `acquisition`, URLs in their columns, and the detail (and indirect types) as version 1 bytes, or as
-    /// JSON, as before migration v25. The upgrades to come are marked not yet run.
+    /// table `acquisition`, URLs and facts (publisher to published) in their columns, short ids as text, and the
+    /// detail (and indirect types) as version 1 bytes, or as JSON, as before migration v25. The upgrades to come
+    /// are marked not yet run.
     static func writeAsBefore(_ db: Database, json: Bool) throws {
+        let shortIDs = try Row.fetchAll(db, sql: "SELECT id, entry_id, short_id, short_width FROM edition").map {
+            (id: $0["id"] as Int64, shown: ShortID.shown(text: $0["short_id"], width: $0["short_width"], of: $0["entry_id"]))
+        }
+        #expect(shortIDs.contains { $0.shown.count > ShortID.minimumLength }, "no short id is wider than the base form")
+        try db.execute(sql: """
+            DROP INDEX edition_list;
+            ALTER TABLE edition DROP COLUMN short_width;
+            ALTER TABLE edition ADD COLUMN publisher TEXT;
+            ALTER TABLE edition ADD COLUMN issued TEXT;
+            ALTER TABLE edition ADD COLUMN language TEXT;
+            ALTER TABLE edition ADD COLUMN distributor TEXT;
+            ALTER TABLE edition ADD COLUMN additional_type TEXT;
+            ALTER TABLE edition ADD COLUMN updated TEXT;
+            ALTER TABLE edition ADD COLUMN published TEXT;
+            CREATE INDEX edition_list ON edition(
+                library_id, title COLLATE NOCASE, entry_id, authors, narrators, medium, protection, state,
+                entitlement, availability_status, availability_since, availability_until, holds_position,
+                holds_total, copies_available, copies_total, in_catalog, is_draft, is_paid, has_local_copy,
+                has_borrow, duration, series_name, series_position, series_url, found_by, short_id);
+            """)
+        for (id, shown) in shortIDs {
+            try db.execute(sql: "UPDATE edition SET short_id = ? WHERE id = ?", arguments: [shown, id])
+        }
         try db.execute(sql: """
             CREATE TABLE acquisition (
                 id INTEGER PRIMARY KEY,
@@ -153,18 +215,22 @@ import Testing
             if json {
                 detail = String(decoding: try JSONEncoder().encode(old), as: UTF8.self).databaseValue
             } else {
-                // Version 1: the same bytes without the four URLs and the count of acquisitions.
+                // Version 1: the same bytes without the four URLs, the count of acquisitions and the seven facts.
                 let current = DetailCodec.detail(of: old.entry(id: id))
-                #expect(current.suffix(5) == [0, 0, 0, 0, 0])
-                detail = Data([1] + current.dropFirst().dropLast(5)).databaseValue
+                #expect(current.suffix(12) == Array(repeating: 0, count: 12))
+                detail = Data([1] + current.dropFirst().dropLast(12)).databaseValue
             }
             try db.execute(sql: """
-                UPDATE edition SET detail = ?, cover_url = ?, thumbnail_url = ?, revoke_url = ?, annotations_url = ?
+                UPDATE edition SET detail = ?, cover_url = ?, thumbnail_url = ?, revoke_url = ?, annotations_url = ?,
+                    publisher = ?, issued = ?, language = ?, distributor = ?, additional_type = ?, updated = ?,
+                    published = ?
                 WHERE id = ?
                 """, arguments: [detail, stored.coverURL, stored.thumbnailURL, stored.revokeURL, stored.annotationsURL,
-                                 row["id"]])
+                                 stored.publisher, stored.issued, stored.language, stored.distributor,
+                                 stored.additionalType, stored.updated, stored.published, row["id"]])
         }
-        let undone = json ? "'v25-compact-detail', 'v27-acquisitions-in-detail'" : "'v27-acquisitions-in-detail'"
+        let undone = ((json ? ["'v25-compact-detail'"] : [])
+            + ["'v27-acquisitions-in-detail'", "'v28-facts-in-detail-short-widths'"]).joined(separator: ", ")
         try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier IN (\(undone))")
     }
 

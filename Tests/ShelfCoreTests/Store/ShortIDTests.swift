@@ -51,6 +51,25 @@ import Testing
         #expect(ShortID.key(of: Self.loan + "0").key != loan.key)
     }
 
+    /// A short id is kept as nothing for its base form, as a width for a longer prefix of its key, as text only for
+    /// an end of its id; each comes back as it was shown.
+    @Test func shortIDsAreKeptAsWidthsAndComeBack() {
+        let cases: [(shown: String, id: String, text: String?, width: Int?)] = [
+            ("04377e87", Self.first, nil, nil),
+            ("04377e87-a", Self.first, nil, 10),
+            ("04377e87-aaaa-4c6b-9f0e-d0c5e1f00001", Self.first, nil, 36),
+            ("9781488208676", Self.isbn, nil, nil),
+            ("isbn:9781488208676", Self.isbn, "isbn:9781488208676", nil),
+            ("uuid:04377e87-aaaa-4c6b-9f0e-d0c5e1f00001", Self.first, "uuid:04377e87-aaaa-4c6b-9f0e-d0c5e1f00001", nil),
+            (String(ShortID.key(of: Self.loan).key.prefix(11)), Self.loan, nil, 11),
+        ]
+        for (shown, id, text, width) in cases {
+            let stored = ShortID.stored(shown, of: id)
+            #expect(stored.text == text && stored.width == width, "\(shown) of \(id): \(stored)")
+            #expect(ShortID.shown(text: stored.text, width: stored.width, of: id) == shown)
+        }
+    }
+
     @Test func shortIDsAreWidenedUntilUniqueAndFindTheirTitle() throws {
         let test = TestHome()
         let store = try Self.migratedStore(test)
@@ -181,11 +200,9 @@ import Testing
                     index += 1
                     try db.execute(sql: """
                         INSERT INTO edition (library_id, entry_id, title, medium, content_hash, change_hash, first_seen_at,
-                            changed_at, state_changed_at, state, in_catalog, short_key, short_id)
-                        VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?, ?)
-                        """, arguments: [
-                            library.id, id, "Title \(index)", ShortID.key(of: id).key, ShortID.base(of: id),
-                        ])
+                            changed_at, state_changed_at, state, in_catalog, short_key)
+                        VALUES (?, ?, ?, 'audiobook', 0, 0, 0, 0, 0, 'new', 1, ?)
+                        """, arguments: [library.id, id, "Title \(index)", ShortID.key(of: id).key])
                 }
                 try Store.widenShortIDs(db, libraryID: library.id, addedKeys: Set(batch.map { ShortID.key(of: $0).key }))
             }
@@ -193,9 +210,9 @@ import Testing
         // What the batches left is what one pass over every key makes.
         func storedShortIDs() throws -> [String: String] {
             try store.read { db in
-                Dictionary(uniqueKeysWithValues: try Row.fetchAll(db, sql: "SELECT entry_id, short_id FROM edition").map {
-                    ($0[0] as String, $0[1] as String)
-                })
+                Dictionary(uniqueKeysWithValues: try Row.fetchAll(
+                    db, sql: "SELECT entry_id, short_id, short_width FROM edition"
+                ).map { ($0[0] as String, ShortID.shown(text: $0[1], width: $0[2], of: $0[0])) })
             }
         }
         let widened = try storedShortIDs()

@@ -21,7 +21,7 @@ import Testing
                               "v13-notices", "v14-follows-and-download-policy", "v15-edition-status-index",
                               "v16-list-covering-index", "v17-archived-by", "v18-sync-guards", "v19-step-undo", "v20-page-ids-digest",
                               "v21-patron-mirror", "v22-position-sync-and-playtime", "v23-plain-descriptions", "v24-stored-short-ids", "v25-compact-detail", "v26-no-reversed-id",
-                              "v27-acquisitions-in-detail"])
+                              "v27-acquisitions-in-detail", "v28-facts-in-detail-short-widths"])
         // The listening state has a database of its own, as private and in WAL too.
         let positionsMode = try store.readPositions { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(positionsMode == "wal")

@@ -52,7 +52,7 @@ final class SyncFixture: @unchecked Sendable {
     func snapshot() throws -> [String] {
         try store.read { db in
             let editions = try Row.fetchAll(db, sql: """
-                SELECT entry_id, title, updated, content_hash, change_hash, in_catalog, state, hex(detail) FROM edition
+                SELECT entry_id, title, content_hash, change_hash, in_catalog, state, hex(detail) FROM edition
                 ORDER BY entry_id
                 """).map { $0.description }
             let pages = try Row.fetchAll(db, sql: "SELECT url, etag, next_url FROM feed_page ORDER BY id").map { $0.description }
