@@ -71,7 +71,10 @@ enum EntryChecks {
         require(keptBack == entry, "entry \(entry.id) is not the same after the sync stage's round trip")
         // The store's detail and indirect-acquisition columns read back the same.
         let record = EntryRecord(entry)
-        guard let decoded = DetailCodec.readDetail(.bytes(DetailCodec.detail(of: entry)), entryID: entry.id) else {
+        let names = EntryRecord.names(of: entry)
+        guard let decoded = DetailCodec.readDetail(
+            .bytes(DetailCodec.detail(of: entry)), entryID: entry.id, authors: names.authors, narrators: names.narrators)
+        else {
             require(false, "the detail column of \(entry.id) does not read back")
             return
         }

@@ -412,13 +412,15 @@ import Testing
         try store.write { db in
             try db.execute(sql: "UPDATE loan SET revoke_url = NULL")
             // The edition's revoke link is kept in its detail: written again without it.
-            for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail FROM edition") {
+            for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail, authors, narrators FROM edition") {
                 let id: String = row["entry_id"]
-                var detail = try #require(DetailCodec.readDetail(.bytes(Array(row["detail"] as Data)), entryID: id))
+                var detail = try #require(DetailCodec.readDetail(
+                    .bytes(Array(row["detail"] as Data)), entryID: id, authors: row["authors"], narrators: row["narrators"]))
                 detail.revokeURL = nil
                 let entry = detail.entry(id: id)
                 try db.execute(
-                    sql: "UPDATE edition SET detail = ? WHERE id = ?", arguments: [Data(DetailCodec.detail(of: entry)), row["id"]])
+                    sql: "UPDATE edition SET detail = ? WHERE id = ?",
+                    arguments: [Data(DetailCodec.detail(of: entry, names: (row["authors"], row["narrators"]))), row["id"]])
             }
         }
         await fixture.server.state.resetStats()

@@ -232,7 +232,9 @@ public final class DownloadRun {
     public func keepFinished() throws -> [String] {
         guard let keep = library.keepFinished else { return [] }
         let downloaded = try store.read { db in
-            try Row.fetchAll(db, sql: "SELECT id, entry_id, title FROM edition WHERE library_id = ? AND state = 'downloaded'",
+            try Row.fetchAll(db, sql: """
+                SELECT id, entry_id, title FROM edition WHERE library_id = ? AND in_catalog IN (0, 1) AND state = 'downloaded'
+                """,
                              arguments: [library.id])
         }
         let finished = try store.finishedAt(in: library.id)

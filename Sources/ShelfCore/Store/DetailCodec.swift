@@ -74,8 +74,22 @@ package enum DetailCodec {
     }()
 
     /// The detail column's bytes for an entry.
-    package static func detail(of entry: OPDSEntry) -> [UInt8] {
+    /// `asBefore4` true: no names to start from and no contributor's name as a piece in its URI, as versions 1 to 3
+    /// wrote them (the version byte aside), for tests that make a store of those versions.
+    ///
+    /// From version 4 the strings before the first are the edition's `authors` and `narrators` columns (`names`;
+    /// nil: `EntryRecord.names` of the entry, as a sync writes them): a contributor's name front-codes against them,
+    /// its bytes not written twice in a row. A byte after the version checks them: a detail read with other columns
+    /// than it was written with is not read.
+    package static func detail(
+        of entry: OPDSEntry, names: (authors: String, narrators: String)? = nil, asBefore4: Bool = false
+    ) -> [UInt8] {
         var writer = Writer(id: entry.id)
+        if !asBefore4 {
+            let names = names ?? EntryRecord.names(of: entry)
+            writer.seed([names.authors, names.narrators])
+        }
+        writer.namesInLinks = !asBefore4
         writer.contributors(entry.authors)
         writer.contributors(entry.contributors)
         writer.count(entry.categories.count)
@@ -110,14 +124,17 @@ package enum DetailCodec {
         return writer.bytes
     }
 
-    /// The detail column read back: JSON (rows written before this format, and an empty `{}`) or bytes.
-    package static func readDetail(_ value: Stored, entryID: String) -> EditionDetailJSON? {
+    /// The detail column read back: JSON (rows written before this format, and an empty `{}`) or bytes. `authors`
+    /// and `narrators`: the edition's columns of those names, which a version 4 detail starts from.
+    package static func readDetail(_ value: Stored, entryID: String, authors: String, narrators: String)
+        -> EditionDetailJSON?
+    {
         switch value {
         case .text(let text):
             return try? JSONDecoder().decode(EditionDetailJSON.self, from: Data(text.utf8))
         case .bytes(let bytes):
             var reader = Reader(bytes: bytes, id: entryID)
-            return try? reader.detail()
+            return try? reader.detail(seeds: [authors, narrators])
         }
     }
 
@@ -140,7 +157,9 @@ package enum DetailCodec {
 
     // A string is a varint tag: 0 nil; 1 a word of `vocabulary` (its place follows); otherwise the first `tag - 2`
     // bytes of a string before it in the row (when there are any, how many strings back it is follows, 0 the last),
-    // then pieces: a length and that many bytes, then 1 when the entry's id and another piece follow, or 0 at the end.
+    // then pieces: a length and that many bytes, then 1 when the entry's id and another piece follow, 2 (from version
+    // 4, in a contributor's URI) when the contributor's name percent-encoded (`percentEncoded`) and another piece
+    // follow, or 0 at the end. Palace's contributor links are the library's address, `contributors/` and the name.
     struct Writer {
         private(set) var bytes: [UInt8] = [DetailCodec.version]
         private let id: [UInt8]
@@ -148,6 +167,8 @@ package enum DetailCodec {
         /// in place, and none is copied into an array of its own.
         private var history: [UInt8] = []
         private var ends: [Int] = []
+        /// Whether a contributor's name in its URI is written as a piece (version 4).
+        var namesInLinks = true
 
         init(id: String) {
             self.id = Array(id.utf8)
@@ -157,7 +178,18 @@ package enum DetailCodec {
 
         mutating func count(_ value: Int) { Varint.append(value, to: &bytes) }
 
-        mutating func string(_ value: String?) {
+        /// Strings the reader knows before the first byte, which the strings written may share their starts with;
+        /// their check byte (`DetailCodec.check`) is written.
+        mutating func seed(_ strings: [String]) {
+            bytes.append(DetailCodec.check(strings))
+            for string in strings {
+                history.append(contentsOf: string.utf8)
+                ends.append(history.count)
+            }
+        }
+
+        /// `name`: a contributor's name, which its URI may hold percent-encoded.
+        mutating func string(_ value: String?, name: String? = nil) {
             guard var value else {
                 bytes.append(0)
                 return
@@ -171,10 +203,11 @@ package enum DetailCodec {
                 ends.append(history.count)
                 return
             }
-            value.withUTF8 { string(bytes: $0) }
+            let encoded = name.map { DetailCodec.percentEncoded($0) } ?? []
+            value.withUTF8 { string(bytes: $0, name: encoded) }
         }
 
-        private mutating func string(bytes utf8: UnsafeBufferPointer<UInt8>) {
+        private mutating func string(bytes utf8: UnsafeBufferPointer<UInt8>, name: [UInt8] = []) {
             var (shared, back) = (0, 0)
             history.withUnsafeBufferPointer { history in
                 // The last string first: of those sharing as much, the nearest is named.
@@ -195,11 +228,14 @@ package enum DetailCodec {
             if shared > 0 { count(back) }
             var start = shared
             while true {
-                if !id.isEmpty, let found = Self.find(id, in: utf8, from: start) {
+                let atID = id.isEmpty ? nil : Self.find(id, in: utf8, from: start)
+                let atName = name.isEmpty ? nil : Self.find(name, in: utf8, from: start)
+                if let found = [atID, atName].compactMap({ $0 }).min() {
+                    let isID = found == atID
                     count(found - start)
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<found]))
-                    bytes.append(1)
-                    start = found + id.count
+                    bytes.append(isID ? 1 : 2)
+                    start = found + (isID ? id.count : name.count)
                 } else {
                     count(utf8.count - start)
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
@@ -231,7 +267,7 @@ package enum DetailCodec {
                 count(contributor.roles.count)
                 for role in contributor.roles { string(role) }
                 string(contributor.sortName)
-                string(contributor.uri)
+                string(contributor.uri, name: namesInLinks ? contributor.name : nil)
             }
         }
 
@@ -308,14 +344,21 @@ package enum DetailCodec {
         let id: [UInt8]
         private var offset = 0
         private var history: [[UInt8]] = []
+        /// The version read from the first byte.
+        private var format: UInt8 = 0
 
         init(bytes: [UInt8], id: String) {
             self.bytes = bytes
             self.id = Array(id.utf8)
         }
 
-        mutating func detail() throws -> EditionDetailJSON {
+        /// `seeds`: the strings a version 4 writer started from (`Writer.seed`).
+        mutating func detail(seeds: [String]) throws -> EditionDetailJSON {
             let version = try header()
+            if version >= 4 {
+                guard try byte() == DetailCodec.check(seeds) else { throw Corrupt() }
+                history = seeds.map { Array($0.utf8) }
+            }
             let authors = try contributors()
             let contributors = try contributors()
             var categories: [Category] = []
@@ -360,6 +403,7 @@ package enum DetailCodec {
         private mutating func header() throws -> UInt8 {
             let version = try byte()
             guard version >= 1 && version <= DetailCodec.version else { throw Corrupt() }
+            format = version
             return version
         }
 
@@ -449,7 +493,7 @@ package enum DetailCodec {
                     contributor.roles.append(role)
                 }
                 contributor.sortName = try string()
-                contributor.uri = try string()
+                contributor.uri = try string(name: format >= 4 ? name : nil)
                 result.append(contributor)
             }
             return result
@@ -477,7 +521,8 @@ package enum DetailCodec {
             return value
         }
 
-        private mutating func string() throws -> String? {
+        /// `name`: the contributor's name a URI may hold percent-encoded (a piece ending 2); nil elsewhere.
+        private mutating func string(name: String? = nil) throws -> String? {
             let tag = try count()
             if tag == 0 { return nil }
             var utf8: [UInt8]
@@ -499,16 +544,52 @@ package enum DetailCodec {
                     guard length <= bytes.count - offset else { throw Corrupt() }
                     utf8 += bytes[offset..<offset + length]
                     offset += length
-                    let more = try byte()
-                    guard more <= 1 else { throw Corrupt() }
-                    if more == 0 { break }
-                    utf8 += id
+                    switch try byte() {
+                    case 0: break
+                    case 1:
+                        utf8 += id
+                        continue
+                    case 2:
+                        guard let name else { throw Corrupt() }
+                        utf8 += DetailCodec.percentEncoded(name)
+                        continue
+                    default: throw Corrupt()
+                    }
+                    break
                 }
             }
             history.append(utf8)
             guard let text = String(validating: utf8, as: UTF8.self) else { throw Corrupt() }
             return text
         }
+    }
+}
+
+extension DetailCodec {
+    /// A byte of a hash of the strings a detail starts from.
+    static func check(_ seeds: [String]) -> UInt8 {
+        var hash = FNV1a()
+        for seed in seeds { hash.combine(seed) }
+        return UInt8(truncatingIfNeeded: hash.value)
+    }
+
+    /// `text`'s UTF-8 with every byte but the unreserved ones of RFC 3986 (letters, digits, `-`, `.`, `_`, `~`) as
+    /// `%XX`, upper-case: how Palace writes a name into a contributor's link (`Arthur%20Conan%20Doyle`).
+    static func percentEncoded(_ text: String) -> [UInt8] {
+        let hex = Array("0123456789ABCDEF".utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(text.utf8.count)
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"):
+                result.append(byte)
+            default:
+                result += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            }
+        }
+        return result
     }
 }
 

@@ -15,7 +15,7 @@ extension Store {
     /// `cursorEnded` runs once the last row has been read. `forTable`: only what `shelf list`'s table shows
     /// (`EditionSummary.init(columns:listening:now:forTable:withSeries:withActions:)`).
     ///
-    /// A `--state` that at most `stateIndexLimit` titles are in is read through the `edition_state` index and sorted,
+    /// A `--state` that at most `stateIndexLimit` titles are in is read through the `edition_status` index and sorted,
     /// its short ids widened against their neighbours in the key index, instead of filtering every title of the
     /// library out of the title-ordered index (`shelf list --state downloaded` read all 100,000 titles of a large
     /// catalog to print a few). Both ways give the same rows, in the same order, with the same short ids.
@@ -47,6 +47,8 @@ extension Store {
             // Every column comes from the edition_list index, in its order: no wide row is read, nothing sorted; or,
             // for a state few titles are in, those rows through the state index, sorted.
             let source = stateKeys == nil ? Self.listSource : Self.stateSource
+            // A title is in the catalog or not: both, so the status index is read at the state's titles alone.
+            if stateKeys != nil { conditions.append("e.in_catalog IN (0, 1)") }
             let rest = "WHERE \(conditions.joined(separator: " AND ")) ORDER BY e.title COLLATE NOCASE, e.entry_id"
             var statement = try HotStatement(db, "\(Self.select(from: source)) \(rest)")
             defer { statement.reset() }
@@ -82,11 +84,16 @@ extension Store {
         guard limit > 0 else { return nil }
         // Counted in the index alone first: a state with many titles (`--state new`) reads no row for its keys.
         let few = try Int.fetchOne(db, sql: """
-            SELECT COUNT(*) FROM (SELECT 1 FROM edition INDEXED BY edition_state WHERE library_id = ? AND state = ? LIMIT ?)
+            SELECT COUNT(*) FROM (
+                SELECT 1 FROM edition INDEXED BY edition_status
+                WHERE library_id = ? AND in_catalog IN (0, 1) AND state = ? LIMIT ?)
             """, arguments: [libraryID, state.rawValue, limit + 1]) ?? 0
         guard few <= limit else { return nil }
         let keys = try String?.fetchAll(
-            db, sql: "SELECT short_key FROM edition INDEXED BY edition_state WHERE library_id = ? AND state = ?",
+            db, sql: """
+                SELECT short_key FROM edition INDEXED BY edition_status
+                WHERE library_id = ? AND in_catalog IN (0, 1) AND state = ?
+                """,
             arguments: [libraryID, state.rawValue])
         let stored = keys.compactMap { $0 }
         return stored.count == keys.count ? stored : nil
@@ -127,8 +134,8 @@ extension Store {
         var note: String?
         let matches = try read { db -> [Row] in
             if let row = try Row.fetchOne(
-                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND entry_id = ?",
-                arguments: [library.id, query])
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND short_key = ? AND entry_id = ?",
+                arguments: [library.id, ShortID.key(of: query).key, query])
             {
                 let others = try [":" + query, "/" + query]
                     .flatMap { try Self.titles(endingWith: $0, db, libraryID: library.id).map { $0[1] as String } }

@@ -315,23 +315,24 @@ extension Store {
     /// The editions as `shelf list` reads them: the planner takes the edition_list index, in title order.
     static let listSource = "edition e"
     /// The editions of a state few titles are in, through its index (`forEachEdition`).
-    static let stateSource = "edition e INDEXED BY edition_state"
+    static let stateSource = "edition e INDEXED BY edition_status"
 
     static func select(from source: String = listSource) -> String {
         precondition(summaryColumns.count == EditionSummary.Column.shortWidth.rawValue + 1)
         return "SELECT \(summaryColumns.joined(separator: ", ")) FROM \(source) LEFT JOIN loan l ON l.edition_id = e.id"
     }
 
-    /// An edition's detail column read back (`DetailCodec`); nil when it cannot be read.
-    static func editionDetail(_ value: DatabaseValue, entryID: String) -> EditionDetailJSON? {
-        DetailCodec.readDetail(stored(value), entryID: entryID)
+    /// An edition's detail column read back (`DetailCodec`) from a row holding it and the columns it is read with:
+    /// `entry_id`, `authors` and `narrators`. Nil when it cannot be read.
+    static func editionDetail(_ row: Row) -> EditionDetailJSON? {
+        DetailCodec.readDetail(
+            stored(row["detail"]), entryID: row["entry_id"], authors: row["authors"] ?? "", narrators: row["narrators"] ?? "")
     }
 
     /// The detail of the edition with row id `rowID`; nil when there is none or it cannot be read.
     static func editionDetail(_ db: Database, rowID: Int64) throws -> EditionDetailJSON? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT entry_id, detail FROM edition WHERE id = ?", arguments: [rowID])
-        else { return nil }
-        return editionDetail(row["detail"], entryID: row["entry_id"])
+        try Row.fetchOne(db, sql: "SELECT entry_id, detail, authors, narrators FROM edition WHERE id = ?", arguments: [rowID])
+            .flatMap(editionDetail)
     }
 
     /// An acquisition's indirect column read back (`DetailCodec`, until migration v27); nil when it cannot be read.
@@ -386,7 +387,7 @@ extension Store {
                 throw StoreError.editionNotFound(edition.entryID)
             }
             let row = try Row.fetchOne(db, sql: "SELECT * FROM edition WHERE id = ?", arguments: [rowID])!
-            let detail = Self.editionDetail(row["detail"], entryID: edition.entryID)
+            let detail = Self.editionDetail(row)
                 ?? EditionDetailJSON(authors: [], contributors: [], categories: [], links: [])
             let acquisitions = (detail.acquisitions ?? []).map { acquisition in
                 StoredAcquisition(

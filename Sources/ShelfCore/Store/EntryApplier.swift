@@ -47,14 +47,16 @@ final class EntryApplier {
         var foundBy: FoundBy?
     }
 
-    private func stored(_ entryID: String) throws -> Stored? {
+    /// The stored edition with this id, found through the key index (`key`: the id's `ShortID.key`).
+    private func stored(_ entryID: String, key: String) throws -> Stored? {
         var statement = try HotStatement(db, """
             SELECT id, content_hash, change_hash, page_id, in_catalog, state, has_local_copy, availability_status,
                    found_by
-            FROM edition WHERE library_id = ? AND entry_id = ?
+            FROM edition WHERE library_id = ? AND short_key = ? AND entry_id = ?
             """)
         statement.reset()
         statement.bind(libraryID)
+        statement.bind(key)
         statement.bind(entryID)
         guard try statement.step() else { return nil }
         // The statement is reset before returning so no read stays open across the transaction.
@@ -78,7 +80,7 @@ final class EntryApplier {
     /// Applies one entry seen on page `pageID`.
     func apply(_ record: EntryRecord, pageID: Int64) throws -> EntryOutcome {
         let entry = record.entry
-        guard let old = try stored(entry.id) else {
+        guard let old = try stored(entry.id, key: record.key.key) else {
             let id = try insert(record, pageID: pageID)
             _ = try markSeen(id)
             return .added
@@ -129,7 +131,7 @@ final class EntryApplier {
     /// A title a sync stored (or the loans feed brought) is left as it is: syncs own the catalog. A title found
     /// before is refreshed from the entry and its time of finding renewed; a new one is stored off the catalog.
     func applyFound(_ record: EntryRecord, by finder: FoundBy) throws -> Int64 {
-        guard let old = try stored(record.entry.id) else {
+        guard let old = try stored(record.entry.id, key: record.key.key) else {
             let id = try insert(record, pageID: nil)
             try db.cachedStatement(sql: "UPDATE edition SET in_catalog = 0, found_by = ?, found_at = ? WHERE id = ?")
                 .execute(arguments: [finder.rawValue, now, id])
@@ -236,7 +238,7 @@ final class EntryApplier {
         statement.bind(entry.isPaid)
         statement.bindCirculation(record.availability, record.holds, record.copies)
         statement.bind(record.entitlement.rawValue)
-        statement.bind(blob: DetailCodec.detail(of: entry))
+        statement.bind(blob: DetailCodec.detail(of: entry, names: (record.authors, record.narrators)))
         statement.bind(record.contentHash)
         statement.bind(record.changeHash)
         statement.bind(record.protection)
@@ -287,7 +289,7 @@ final class EntryApplier {
         statement.bind(now)
         statement.bind(now)
         // The id never changes, so these are set once; an update leaves them be.
-        let (key, byPrefix) = ShortID.key(of: record.entry.id)
+        let (key, byPrefix) = record.key
         statement.bind(key)
         // Widened against the keys stored so far; `finish` widens it against those added after it.
         var neighbours = try KeyNeighbours(db, libraryID: libraryID)

@@ -14,6 +14,8 @@ package struct EntryRecord: Sendable {
     let copies: Copies?
     package let contentHash: Int64
     let changeHash: Int64
+    /// The id's key (`ShortID.key`): how the store finds the title, and the start of its short id.
+    let key: (key: String, byPrefix: Bool)
 
     /// The description as the store keeps it: the summary (or, with none, the content) as plain text. Catalogs send
     /// HTML there whatever the `type` says (Palace's summaries have none), so it is always read as HTML.
@@ -26,8 +28,8 @@ package struct EntryRecord: Sendable {
 
     package init(_ entry: OPDSEntry) {
         self.entry = entry
-        authors = entry.authors.map(\.name).joined(separator: ", ")
-        narrators = entry.narrators.map(\.name).joined(separator: ", ")
+        key = ShortID.key(of: entry.id)
+        (authors, narrators) = Self.names(of: entry)
         medium = EntryRecord.medium(of: entry)
         protection = medium == "audiobook" ? EntryRecord.protection(of: entry) : nil
         entitlement = EntryRecord.entitlement(of: entry)
@@ -177,6 +179,12 @@ package struct EntryRecord: Sendable {
     }
 
     /// Whether the entry says anything about loans: availability, holds, copies, a borrow, buy or revoke link.
+    /// The edition's `authors` and `narrators` columns: each one's names, joined by ", ". The detail's writer and
+    /// reader start from these (`DetailCodec`).
+    package static func names(of entry: OPDSEntry) -> (authors: String, narrators: String) {
+        (entry.authors.map(\.name).joined(separator: ", "), entry.narrators.map(\.name).joined(separator: ", "))
+    }
+
     static func hasCirculationMarkup(_ entry: OPDSEntry) -> Bool {
         entry.revokeURL != nil || entry.isPaid || entry.acquisitions.contains { acquisition in
             acquisition.kind == .borrow || acquisition.availability != nil || acquisition.holds != nil

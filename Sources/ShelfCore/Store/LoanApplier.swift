@@ -45,7 +45,8 @@ final class LoanApplier {
     func apply(_ record: EntryRecord) throws -> Int64 {
         let entry = record.entry
         let editionID = try Int64.fetchOne(
-            db, sql: "SELECT id FROM edition WHERE library_id = ? AND entry_id = ?", arguments: [libraryID, entry.id])
+            db, sql: "SELECT id FROM edition WHERE library_id = ? AND short_key = ? AND entry_id = ?",
+            arguments: [libraryID, record.key.key, entry.id])
             ?? applier.insertOffCatalog(record)
         try db.execute(sql: "INSERT OR IGNORE INTO temp.seen_loans (edition_id) VALUES (?)", arguments: [editionID])
         // The patron borrowed, returned or reserved it with shelf after this sync read the feed: theirs is the later

@@ -16,7 +16,7 @@ public struct LocalFiles: Sendable {
     public func finishClearing(_ library: Library) throws {
         let editions = try store.read { db in
             try Row.fetchAll(
-                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND state = 'clearing'",
+                db, sql: "SELECT id, entry_id FROM edition WHERE library_id = ? AND in_catalog IN (0, 1) AND state = 'clearing'",
                 arguments: [library.id])
         }
         for row in editions {

@@ -3,6 +3,9 @@ import GRDB
 
 /// The store's schema, as append-only named migrations: never edit one that has landed; add another.
 enum Migrations {
+    /// The migration that makes the titles' table again (`Store` reclaims the old table's pages after it).
+    static let rebuiltEditions = "v28-facts-in-detail-short-widths"
+
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-libraries-feeds-editions-events") { db in
@@ -562,7 +565,7 @@ enum Migrations {
             var after: Int64 = 0
             while true {
                 let rows = try Row.fetchAll(
-                    db, sql: "SELECT id, entry_id, detail FROM edition WHERE id > ? ORDER BY id LIMIT 1000",
+                    db, sql: "SELECT id, entry_id, detail, authors, narrators FROM edition WHERE id > ? ORDER BY id LIMIT 1000",
                     arguments: [after])
                 guard let last = rows.last else { break }
                 after = last["id"]
@@ -570,7 +573,11 @@ enum Migrations {
                     guard case .string(let text) = (row["detail"] as DatabaseValue).storage,
                           let json = try? JSONDecoder().decode(EditionDetailJSON.self, from: Data(text.utf8))
                     else { continue }
-                    try detail.execute(arguments: [Data(DetailCodec.detail(of: json.entry(id: row["entry_id"]))), row["id"] as Int64])
+                    // Written as this shelf writes a detail, which starts from the row's names (`DetailCodec`).
+                    let entry = json.entry(id: row["entry_id"])
+                    try detail.execute(arguments: [
+                        Data(DetailCodec.detail(of: entry, names: (row["authors"], row["narrators"]))), row["id"] as Int64,
+                    ])
                 }
             }
             let indirect = try db.makeStatement(sql: "UPDATE acquisition SET indirect = ? WHERE id = ?")
@@ -609,8 +616,9 @@ enum Migrations {
             var after: Int64 = 0
             while true {
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, entry_id, detail, cover_url, thumbnail_url, revoke_url, annotations_url FROM edition
-                    WHERE id > ? ORDER BY id LIMIT 1000
+                    SELECT id, entry_id, detail, authors, narrators, cover_url, thumbnail_url, revoke_url,
+                           annotations_url
+                    FROM edition WHERE id > ? ORDER BY id LIMIT 1000
                     """, arguments: [after])
                 guard let first = rows.first, let last = rows.last else { break }
                 after = last["id"]
@@ -625,14 +633,15 @@ enum Migrations {
                 for row in rows {
                     let id: Int64 = row["id"]
                     let entryID: String = row["entry_id"]
-                    let detail = Store.editionDetail(row["detail"], entryID: entryID)
+                    let detail = Store.editionDetail(row)
                     var entry = detail?.entry(id: entryID) ?? OPDSEntry(id: entryID, title: "")
                     entry.coverURL = detail?.coverURL ?? row["cover_url"]
                     entry.thumbnailURL = detail?.thumbnailURL ?? row["thumbnail_url"]
                     entry.revokeURL = detail?.revokeURL ?? row["revoke_url"]
                     entry.annotationsURL = detail?.annotationsURL ?? row["annotations_url"]
                     entry.acquisitions = acquisitions[id] ?? []
-                    try write.execute(arguments: [Data(DetailCodec.detail(of: entry)), id])
+                    let names: (String, String) = (row["authors"], row["narrators"])
+                    try write.execute(arguments: [Data(DetailCodec.detail(of: entry, names: names)), id])
                 }
             }
             try db.execute(sql: """
@@ -643,33 +652,44 @@ enum Migrations {
                 ALTER TABLE edition DROP COLUMN annotations_url;
                 """)
         }
-        migrator.registerMigration("v28-facts-in-detail-short-widths") { db in
+        migrator.registerMigration(rebuiltEditions) { db in
             // What only `shelf show` prints of a title's own facts (publisher, issued, language, distributor,
             // additional type, updated, published) had columns of their own, about 120 bytes of a Palace-style title:
             // they go into its detail (`DetailCodec` version 4), a date as a number, about 20 bytes. A short id was
             // kept as text in the row and again in the list index (72 bytes for ids whose keys share long prefixes):
             // now as the width of its key's prefix (`ShortID.stored`). A thousand titles at a time.
+            //
+            // Then the table is made again without those columns and without its `UNIQUE (library_id, entry_id)`,
+            // whose index held every id a second time (63 bytes a title): an id is found through the key index (its
+            // key, then the id). Every write that adds a title looks for its id so, in the transaction that adds it
+            // (`EntryApplier`, `StoreSalvage.insertTitleStub`). (A trigger refusing a second row made SQLite keep
+            // an undo journal of every insert in a file: eight times the writes of a sync.) The index of titles by
+            // state (15 bytes a title) goes too: the status index, which begins with whether a title is in the catalog
+            // and then its state, finds a state's titles as well (`in_catalog IN (0, 1) AND state = ?`).
             try db.execute(sql: "ALTER TABLE edition ADD COLUMN short_width INTEGER")
-            let write = try db.makeStatement(sql: "UPDATE edition SET detail = ?, short_id = ?, short_width = ? WHERE id = ?")
+            let write = try db.makeStatement(
+                sql: "UPDATE edition SET detail = ?, short_id = ?, short_width = ?, short_key = ? WHERE id = ?")
             var after: Int64 = 0
             while true {
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT id, entry_id, detail, publisher, issued, language, distributor, additional_type, updated,
-                           published, short_id
+                    SELECT id, entry_id, detail, authors, narrators, publisher, issued, language, distributor,
+                           additional_type, updated, published, short_id
                     FROM edition WHERE id > ? ORDER BY id LIMIT 1000
                     """, arguments: [after])
                 guard let last = rows.last else { break }
                 after = last["id"]
                 for row in rows {
                     let entryID: String = row["entry_id"]
-                    var entry = Store.editionDetail(row["detail"], entryID: entryID)?.entry(id: entryID)
+                    var entry = Store.editionDetail(row)?.entry(id: entryID)
                         ?? OPDSEntry(id: entryID, title: "")
                     (entry.publisher, entry.issued, entry.language) = (row["publisher"], row["issued"], row["language"])
                     (entry.distributor, entry.additionalType) = (row["distributor"], row["additional_type"])
                     (entry.updated, entry.published) = (row["updated"], row["published"])
                     let shortID = (row["short_id"] as String?).map { ShortID.stored($0, of: entryID) }
                     try write.execute(arguments: [
-                        Data(DetailCodec.detail(of: entry)), shortID?.text, shortID?.width, row["id"] as Int64,
+                        Data(DetailCodec.detail(of: entry, names: (row["authors"], row["narrators"]))),
+                        shortID?.text, shortID?.width,
+                        ShortID.key(of: entryID).key, row["id"] as Int64,
                     ])
                 }
             }
@@ -677,15 +697,74 @@ enum Migrations {
             for libraryID in try Int64.fetchAll(db, sql: "SELECT id FROM library") {
                 try Store.refreshShortIDs(db, libraryID: libraryID)
             }
+            let kept = """
+                id, library_id, entry_id, title, subtitle, authors, narrators, summary, medium, is_draft, is_paid,
+                availability_status, availability_since, availability_until, holds_total, holds_position,
+                copies_total, copies_available, entitlement, detail, content_hash, change_hash, page_id, in_catalog,
+                first_seen_at, changed_at, removed_at, state, has_local_copy, state_reason, state_changed_at,
+                protection, duration, series_name, series_position, series_url, found_by, found_at, short_key,
+                has_borrow, archived_by, short_id, short_width
+                """
             try db.execute(sql: """
-                DROP INDEX IF EXISTS edition_list;
-                ALTER TABLE edition DROP COLUMN publisher;
-                ALTER TABLE edition DROP COLUMN issued;
-                ALTER TABLE edition DROP COLUMN language;
-                ALTER TABLE edition DROP COLUMN distributor;
-                ALTER TABLE edition DROP COLUMN additional_type;
-                ALTER TABLE edition DROP COLUMN updated;
-                ALTER TABLE edition DROP COLUMN published;
+                CREATE TABLE edition_new (
+                    id INTEGER PRIMARY KEY,
+                    library_id INTEGER NOT NULL REFERENCES library(id) ON DELETE CASCADE,
+                    entry_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    subtitle TEXT,
+                    authors TEXT NOT NULL DEFAULT '',
+                    narrators TEXT NOT NULL DEFAULT '',
+                    summary TEXT,
+                    medium TEXT NOT NULL,
+                    is_draft INTEGER NOT NULL DEFAULT 0,
+                    is_paid INTEGER NOT NULL DEFAULT 0,
+                    availability_status TEXT,
+                    availability_since REAL,
+                    availability_until REAL,
+                    holds_total INTEGER,
+                    holds_position INTEGER,
+                    copies_total INTEGER,
+                    copies_available INTEGER,
+                    entitlement TEXT NOT NULL DEFAULT 'none',
+                    -- contributors, categories, links, URLs, acquisitions and facts (DetailCodec)
+                    detail BLOB NOT NULL DEFAULT x'',
+                    -- hash of everything stored from the entry: equal means nothing to write
+                    content_hash INTEGER NOT NULL,
+                    -- hash of updated + acquisition rel/href: a change here is a publisher change
+                    change_hash INTEGER NOT NULL,
+                    page_id INTEGER REFERENCES feed_page(id) ON DELETE SET NULL,
+                    in_catalog INTEGER NOT NULL DEFAULT 1,
+                    first_seen_at REAL NOT NULL,
+                    changed_at REAL NOT NULL,
+                    removed_at REAL,
+                    state TEXT NOT NULL DEFAULT 'new',
+                    has_local_copy INTEGER NOT NULL DEFAULT 0,
+                    state_reason TEXT,
+                    state_changed_at REAL NOT NULL,
+                    protection TEXT,
+                    duration REAL,
+                    series_name TEXT,
+                    series_position TEXT,
+                    series_url TEXT,
+                    found_by TEXT,
+                    found_at REAL,
+                    -- the id's key (ShortID.key): finds the title by its id, its short id, or the end of its id
+                    short_key TEXT NOT NULL,
+                    has_borrow INTEGER NOT NULL DEFAULT 0,
+                    archived_by TEXT,
+                    -- the short id shown (ShortID.stored): as text only when it is an end of the id
+                    short_id TEXT,
+                    -- the short id shown as the width of its key's prefix; neither: the key's first 8 characters
+                    short_width INTEGER
+                );
+                INSERT INTO edition_new (\(kept)) SELECT \(kept) FROM edition;
+                DROP TABLE edition;
+                ALTER TABLE edition_new RENAME TO edition;
+                CREATE INDEX edition_page ON edition(page_id);
+                CREATE INDEX edition_status ON edition(library_id, in_catalog, state, found_by);
+                CREATE INDEX edition_short_key ON edition(library_id, short_key);
+                CREATE TRIGGER mirror_edition_kept AFTER UPDATE OF has_local_copy, archived_by ON edition
+                    BEGIN UPDATE mirror_state SET dirty = 1; END;
                 CREATE INDEX edition_list ON edition(
                     library_id, title COLLATE NOCASE, entry_id, authors, narrators, medium, protection, state,
                     entitlement, availability_status, availability_since, availability_until, holds_position,

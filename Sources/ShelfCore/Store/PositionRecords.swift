@@ -386,7 +386,7 @@ extension Store {
             let service = try String.fetchOne(db, sql: "SELECT annotations_url FROM library WHERE id = ?", arguments: [library.id])
             return try items.compactMap { item in
                 guard let row = try Row.fetchOne(db, sql: """
-                    SELECT e.entry_id, e.title, e.detail,
+                    SELECT e.entry_id, e.title, e.detail, e.authors, e.narrators,
                         (SELECT p.title FROM part p WHERE p.edition_id = e.id AND p.idx = ?) AS part_title
                     FROM edition e WHERE e.id = ?
                     """, arguments: [item.part, item.editionID])
@@ -395,7 +395,7 @@ extension Store {
                     item: item, entryID: row["entry_id"],
                     shortID: try ShortID.shortID(of: row["entry_id"], libraryID: library.id, in: db),
                     title: row["title"],
-                    annotationsURL: Store.editionDetail(row["detail"], entryID: row["entry_id"])?.annotationsURL,
+                    annotationsURL: Store.editionDetail(row)?.annotationsURL,
                     serviceURL: service, partTitle: row["part_title"])
             }
         }

@@ -233,7 +233,14 @@ public enum StoreSalvage {
     /// for a publisher's change (`EntryApplier`), and the keys that find it by a short id or the end of its id made
     /// from the id. 1 when it was put back, else 0.
     static func insertTitleStub(_ db: Database, id: Int64, columns: [String], values: [DatabaseValue]) throws -> Int {
-        guard let entry = columns.firstIndex(of: "entry_id").flatMap({ String.fromDatabaseValue(values[$0]) }) else { return 0 }
+        guard let entry = columns.firstIndex(of: "entry_id").flatMap({ String.fromDatabaseValue(values[$0]) }),
+              let libraryID = columns.firstIndex(of: "library_id").flatMap({ Int64.fromDatabaseValue(values[$0]) })
+        else { return 0 }
+        // No index holds ids alone (migration v28): a title with this id is looked for through the key index.
+        guard try Int.fetchOne(db, sql: """
+            SELECT 1 FROM edition WHERE library_id = ? AND short_key = ? AND entry_id = ?
+            """, arguments: [libraryID, ShortID.key(of: entry).key, entry]) == nil
+        else { return 0 }
         var names = ["id"]
         var arguments = [id.databaseValue]
         for (name, value) in zip(columns, values) where name != "id" && name != "short_key" {

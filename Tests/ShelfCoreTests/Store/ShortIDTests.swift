@@ -70,6 +70,47 @@ import Testing
         }
     }
 
+    /// A store written at v14 had `UNIQUE (library_id, entry_id)`; migrated, it has no index of ids alone: a title
+    /// is found by its id through its key, and applying an entry whose id is stored (in the same transaction or a
+    /// later one) writes no second row; in another library the same id is a title of its own.
+    @Test func anIdIsFoundThroughItsKeyAndNeverStoredTwice() throws {
+        let test = TestHome()
+        let store = try Self.migratedStore(test)
+        let indexes = try store.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'edition'")
+        }
+        #expect(!indexes.contains { $0.hasPrefix("sqlite_autoindex") }, "\(indexes)")
+        let library = try store.library(named: "lib")
+        let record = EntryRecord(OPDSEntry(id: Self.first, title: "Title 0"))
+        let other = EntryRecord(OPDSEntry(id: "urn:uuid:7d3c0002-5a1e-4c6b-9f0e-d0c5e1f99999", title: "New"))
+        let page = try store.write { db in
+            try db.execute(sql: """
+                INSERT INTO feed_page (library_id, kind, url, position, fetched_at) VALUES (?, 'catalog', 'p', 0, 0)
+                """, arguments: [library.id])
+            return db.lastInsertedRowID
+        }
+        let outcomes = try store.write { db in
+            let applier = try EntryApplier(db: db, libraryID: library.id, syncID: nil, now: Date())
+            let outcomes = try [record, other, other, record].map { try applier.apply($0, pageID: page) }
+            try applier.finish()
+            return outcomes
+        }
+        #expect(outcomes == [.refreshed, .added, .duplicate, .duplicate], "\(outcomes)")
+        let again = try store.write { db in
+            try EntryApplier(db: db, libraryID: library.id, syncID: nil, now: Date()).apply(other, pageID: page)
+        }
+        #expect(again == .unchanged)
+        let counts = try store.read { db in
+            try [Self.first, other.entry.id].map {
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM edition WHERE library_id = ? AND entry_id = ?",
+                                 arguments: [library.id, $0])
+            }
+        }
+        #expect(counts == [1, 1])
+        #expect(try store.resolveEdition(Self.first, in: library).entryID == Self.first)
+        #expect(try store.resolveEdition(Self.loan, in: library).entryID == Self.loan)
+    }
+
     @Test func shortIDsAreWidenedUntilUniqueAndFindTheirTitle() throws {
         let test = TestHome()
         let store = try Self.migratedStore(test)

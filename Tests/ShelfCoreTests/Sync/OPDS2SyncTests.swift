@@ -104,8 +104,8 @@ import Testing
                 // v16 reads the acquisitions from their table, which v27 moved into each title's detail: what it reads
                 // of them is put back for it.
                 try db.execute(sql: "CREATE TABLE acquisition (edition_id INTEGER, kind TEXT)")
-                for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail FROM edition") {
-                    let detail = DetailCodec.readDetail(.bytes(Array(row["detail"] as Data)), entryID: row["entry_id"])
+                for row in try Row.fetchAll(db, sql: "SELECT id, entry_id, detail, authors, narrators FROM edition") {
+                    let detail = Store.editionDetail(row)
                     for acquisition in detail?.acquisitions ?? [] {
                         try db.execute(sql: "INSERT INTO acquisition VALUES (?, ?)", arguments: [row["id"], acquisition.kind.rawValue])
                     }
