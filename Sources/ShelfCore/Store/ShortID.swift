@@ -17,9 +17,7 @@ public enum ShortID {
     /// An id's key, and whether it is shown by a prefix (a UUID or a hash) rather than whole (a token).
     public static func key(of id: String) -> (key: String, byPrefix: Bool) {
         let tail = tail(of: id)
-        if tail.utf8.count == 36, tail.utf8.filter({ $0 == UInt8(ascii: "-") }).count == 4,
-           tail.utf8.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: "-") })
-        {
+        if tail.utf8.count == 36, isUUID(tail.utf8) {
             return (String(tail), true)
         }
         if !tail.isEmpty, tail.utf8.count <= 24, tail.utf8.allSatisfy(isTokenByte) { return (String(tail), false) }
@@ -35,7 +33,41 @@ public enum ShortID {
     /// The form shown when no other key of the library shares its first `minimumLength` characters.
     public static func base(of id: String) -> String {
         let (key, byPrefix) = key(of: id)
-        return byPrefix ? String(key.prefix(minimumLength)) : key
+        return byPrefix ? prefix(key, minimumLength) : key
+    }
+
+    /// The first `count` characters of a key shown by a prefix: a UUID's or a hash's, so ASCII, cut as bytes (a
+    /// tenth of `shelf list` went into cutting them as characters).
+    static func prefix(_ key: String, _ count: Int) -> String {
+        String(Substring(key.utf8.prefix(count)))
+    }
+
+    /// When the id's last part (its key) is a UUID, its first `count` characters, cut from the id's bytes in place
+    /// without a key made first (for each row of `shelf list`); else nil.
+    private static func uuidPrefix(of id: String, _ count: Int) -> String? {
+        var id = id
+        return id.withUTF8 { utf8 -> String? in
+            var end = utf8.count
+            while end > 0 && isSeparator(utf8[end - 1]) { end -= 1 }
+            var start = end
+            while start > 0 && !isSeparator(utf8[start - 1]) { start -= 1 }
+            guard end - start == 36 else { return nil }
+            var dashes = 0
+            for byte in utf8[start..<end] {
+                if byte == UInt8(ascii: "-") { dashes += 1 } else if !isHexDigit(byte) { return nil }
+            }
+            guard dashes == 4 else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<start + min(count, 36)]), as: UTF8.self)
+        }
+    }
+
+    /// 36 bytes, four of them `-` and the rest hex digits: counted in place.
+    private static func isUUID(_ utf8: Substring.UTF8View) -> Bool {
+        var dashes = 0
+        for byte in utf8 {
+            if byte == UInt8(ascii: "-") { dashes += 1 } else if !isHexDigit(byte) { return false }
+        }
+        return dashes == 4
     }
 
     /// How a title's short id is kept (`edition.short_id`, `edition.short_width`): nothing for its base form; the
@@ -44,7 +76,7 @@ public enum ShortID {
     /// long prefixes.
     static func stored(_ shown: String, of id: String) -> (text: String?, width: Int?) {
         let (key, byPrefix) = key(of: id)
-        guard shown != (byPrefix ? String(key.prefix(minimumLength)) : key) else { return (nil, nil) }
+        guard shown != (byPrefix ? prefix(key, minimumLength) : key) else { return (nil, nil) }
         guard byPrefix, shown.utf8.count > minimumLength, key.utf8.starts(with: shown.utf8) else { return (shown, nil) }
         return (nil, shown.utf8.count)
     }
@@ -52,9 +84,10 @@ public enum ShortID {
     /// The short id kept as `stored(_:of:)` keeps it.
     static func shown(text: String?, width: Int?, of id: String) -> String {
         if let text { return text }
-        guard let width else { return base(of: id) }
+        let count = max(minimumLength, width ?? 0)
+        if let cut = uuidPrefix(of: id, count) { return cut }
         let (key, byPrefix) = key(of: id)
-        return byPrefix ? String(key.prefix(max(minimumLength, width))) : key
+        return byPrefix ? prefix(key, count) : key
     }
 
     /// Whether every id ending with `end` has the key `end` has: `end` holds a `:` or `/` before its last part, so
@@ -203,7 +236,7 @@ struct ShortIDWidths {
     /// with its base form, a first sync of ids sharing their first 29 characters left a ninth of the table unused.)
     static func provisional(key: String, byPrefix: Bool, neighbours: inout KeyNeighbours) throws -> String {
         guard byPrefix else { return key }
-        return String(key.prefix(max(ShortID.minimumLength, length(of: key, apartFrom: try neighbours.of(key)))))
+        return ShortID.prefix(key, max(ShortID.minimumLength, length(of: key, apartFrom: try neighbours.of(key))))
     }
 
     /// How long a prefix of `key` tells it from its neighbours in the key index (0 with none).
@@ -217,7 +250,7 @@ struct ShortIDWidths {
         let (key, byPrefix) = ShortID.key(of: id)
         guard byPrefix else { return key }
         let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
-        return String(key.prefix(max(ShortID.minimumLength, length ?? 0)))
+        return ShortID.prefix(key, max(ShortID.minimumLength, length ?? 0))
     }
 
     private mutating func record(_ key: String, _ needs: Int) {
