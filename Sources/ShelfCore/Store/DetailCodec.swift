@@ -636,20 +636,12 @@ enum StoredDate: Equatable {
         return text(days: days) + "T" + two(rest / 3600) + ":" + two(rest / 60 % 60) + ":" + two(rest % 60) + zone
     }
 
-    /// `YYYY-MM-DD` of a day since 1970 (the proleptic Gregorian calendar; H. Hinnant's `civil_from_days`).
+    /// `YYYY-MM-DD` of a day since 1970 (`CivilDays`); empty past a year of four digits.
     static func text(days: Int64) -> String {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shifted = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shifted + 2) / 5 + 1
-        let month = shifted < 10 ? shifted + 3 : shifted - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, day) = CivilDays.date(days: Int(days))
         guard (0...9999).contains(year) else { return "" }
         let digits = String(year)
-        return String(repeating: "0", count: 4 - digits.count) + digits + "-" + two(month) + "-" + two(day)
+        return String(repeating: "0", count: 4 - digits.count) + digits + "-" + two(Int64(month)) + "-" + two(Int64(day))
     }
 
     private static func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
@@ -661,12 +653,7 @@ enum StoredDate: Equatable {
               let month = number(utf8[5..<7]), let day = number(utf8[8..<10]), (1...12).contains(month),
               (1...31).contains(day)
         else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
+        return Int64(CivilDays.days(year: Int(year), month: Int(month), day: Int(day)))
     }
 
     private static func number(_ digits: ArraySlice<UInt8>) -> Int64? {
