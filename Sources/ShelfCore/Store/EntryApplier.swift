@@ -294,7 +294,7 @@ final class EntryApplier {
         // Widened against the keys stored so far; `finish` widens it against those added after it.
         var neighbours = try KeyNeighbours(db, libraryID: libraryID)
         let shown = try ShortIDWidths.provisional(key: key, byPrefix: byPrefix, neighbours: &neighbours)
-        let stored = ShortID.stored(shown, of: record.entry.id)
+        let stored = ShortID.stored(shown, key: record.key)
         statement.bind(stored.text)
         statement.bind(stored.width)
         try statement.run()

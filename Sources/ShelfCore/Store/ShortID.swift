@@ -16,10 +16,8 @@ public enum ShortID {
 
     /// An id's key, and whether it is shown by a prefix (a UUID or a hash) rather than whole (a token).
     public static func key(of id: String) -> (key: String, byPrefix: Bool) {
+        if let uuid = uuidKey(of: id, length: 36) { return (uuid, true) }
         let tail = tail(of: id)
-        if tail.utf8.count == 36, isUUID(tail.utf8) {
-            return (String(tail), true)
-        }
         if !tail.isEmpty, tail.utf8.count <= 24, tail.utf8.allSatisfy(isTokenByte) { return (String(tail), false) }
         return (hash(of: id), true)
     }
@@ -42,9 +40,10 @@ public enum ShortID {
         String(Substring(key.utf8.prefix(count)))
     }
 
-    /// When the id's last part (its key) is a UUID, its first `count` characters, cut from the id's bytes in place
-    /// without a key made first (for each row of `shelf list`); else nil.
-    private static func uuidPrefix(of id: String, _ count: Int) -> String? {
+    /// When the id's last part (after its last `:` or `/`, ignoring those at the very end) is a UUID, which is then
+    /// its key, the first `length` characters of it, cut from the id's bytes in place (for each row of `shelf list`
+    /// too); else nil.
+    private static func uuidKey(of id: String, length: Int) -> String? {
         var id = id
         return id.withUTF8 { utf8 -> String? in
             var end = utf8.count
@@ -57,17 +56,8 @@ public enum ShortID {
                 if byte == UInt8(ascii: "-") { dashes += 1 } else if !isHexDigit(byte) { return nil }
             }
             guard dashes == 4 else { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<start + min(count, 36)]), as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(rebasing: utf8[start..<start + min(length, 36)]), as: UTF8.self)
         }
-    }
-
-    /// 36 bytes, four of them `-` and the rest hex digits: counted in place.
-    private static func isUUID(_ utf8: Substring.UTF8View) -> Bool {
-        var dashes = 0
-        for byte in utf8 {
-            if byte == UInt8(ascii: "-") { dashes += 1 } else if !isHexDigit(byte) { return false }
-        }
-        return dashes == 4
     }
 
     /// How a title's short id is kept (`edition.short_id`, `edition.short_width`): nothing for its base form; the
@@ -75,7 +65,12 @@ public enum ShortID {
     /// text was most of a short id's 72 bytes a title (in the row and in the list index) for ids whose keys share
     /// long prefixes.
     static func stored(_ shown: String, of id: String) -> (text: String?, width: Int?) {
-        let (key, byPrefix) = key(of: id)
+        stored(shown, key: key(of: id))
+    }
+
+    /// `stored(_:of:)`, for an id whose key (`key(of:)`) is known.
+    static func stored(_ shown: String, key: (key: String, byPrefix: Bool)) -> (text: String?, width: Int?) {
+        let (key, byPrefix) = key
         guard shown != (byPrefix ? prefix(key, minimumLength) : key) else { return (nil, nil) }
         guard byPrefix, shown.utf8.count > minimumLength, key.utf8.starts(with: shown.utf8) else { return (shown, nil) }
         return (nil, shown.utf8.count)
@@ -85,7 +80,7 @@ public enum ShortID {
     static func shown(text: String?, width: Int?, of id: String) -> String {
         if let text { return text }
         let count = max(minimumLength, width ?? 0)
-        if let cut = uuidPrefix(of: id, count) { return cut }
+        if let cut = uuidKey(of: id, length: count) { return cut }
         let (key, byPrefix) = key(of: id)
         return byPrefix ? prefix(key, count) : key
     }
