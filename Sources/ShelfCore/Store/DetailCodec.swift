@@ -317,13 +317,13 @@ package enum DetailCodec {
         }
 
         /// A number `StoredDate` gave (well inside 2^62), zigzagged.
-        private mutating func zigzag(_ value: Int64) { Varint.append(Int((value << 1) ^ (value >> 63)), to: &bytes) }
+        private mutating func zigzag(_ value: Int64) { Varint.append(Int(Varint.zigzag(value)), to: &bytes) }
 
         /// 0 for nil, else the number zigzagged (so a negative one is short too), plus one.
         mutating func number(_ value: Int?) {
             guard let value else { return count(0) }
             let bounded = Int64(max(-Self.numberLimit, min(Self.numberLimit, value)))
-            count(Int((bounded << 1) ^ (bounded >> 63)) + 1)
+            count(Int(Varint.zigzag(bounded)) + 1)
         }
 
         /// The largest number kept as it is; beyond it, a number is kept as this.
@@ -457,8 +457,7 @@ package enum DetailCodec {
 
         /// A zigzagged number, bounded to what a date in a year of four digits can be.
         private mutating func zigzag() throws -> Int64 {
-            let stored = UInt64(try varint())
-            let value = Int64(bitPattern: stored >> 1) ^ -Int64(bitPattern: stored & 1)
+            let value = Varint.unzigzag(UInt64(try varint()))
             guard value > -StoredDate.limit && value < StoredDate.limit else { throw Corrupt() }
             return value
         }
@@ -466,8 +465,7 @@ package enum DetailCodec {
         private mutating func number() throws -> Int? {
             let stored = try varint()
             if stored == 0 { return nil }
-            let zigzag = Int64(bitPattern: UInt64(stored - 1))
-            return Int((zigzag >> 1) ^ -(zigzag & 1))
+            return Int(Varint.unzigzag(UInt64(stored - 1)))
         }
 
         private mutating func real() throws -> Double? {

@@ -11,6 +11,13 @@ enum Varint {
         bytes.append(UInt8(rest))
     }
 
+    /// A signed number as an unsigned one whose varint is short when the number is near 0 either way (zigzag: 0, -1,
+    /// 1, -2… become 0, 1, 2, 3…).
+    static func zigzag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+
+    /// The signed number `zigzag` made this of.
+    static func unzigzag(_ value: UInt64) -> Int64 { Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1) }
+
     /// A varint of more than nine bytes, which `append` never writes.
     struct TooLong: Error {}
 
