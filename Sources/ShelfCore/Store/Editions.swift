@@ -329,6 +329,14 @@ extension Store {
             stored(row["detail"]), entryID: row["entry_id"], authors: row["authors"] ?? "", narrators: row["narrators"] ?? "")
     }
 
+    /// The row id of a library's edition with this id, nil when there is none. No index holds ids alone (migration
+    /// v28): it is found through the key index, by the id's key (`key`: `ShortID.key(of: entryID).key`, when known).
+    static func editionRowID(_ db: Database, libraryID: Int64, entryID: String, key: String? = nil) throws -> Int64? {
+        try Int64.fetchOne(
+            db.cachedStatement(sql: "SELECT id FROM edition WHERE library_id = ? AND short_key = ? AND entry_id = ?"),
+            arguments: [libraryID, key ?? ShortID.key(of: entryID).key, entryID])
+    }
+
     /// The detail of the edition with row id `rowID`; nil when there is none or it cannot be read.
     static func editionDetail(_ db: Database, rowID: Int64) throws -> EditionDetailJSON? {
         try Row.fetchOne(db, sql: "SELECT entry_id, detail, authors, narrators FROM edition WHERE id = ?", arguments: [rowID])

@@ -44,9 +44,7 @@ final class LoanApplier {
     @discardableResult
     func apply(_ record: EntryRecord) throws -> Int64 {
         let entry = record.entry
-        let editionID = try Int64.fetchOne(
-            db, sql: "SELECT id FROM edition WHERE library_id = ? AND short_key = ? AND entry_id = ?",
-            arguments: [libraryID, record.key.key, entry.id])
+        let editionID = try Store.editionRowID(db, libraryID: libraryID, entryID: entry.id, key: record.key.key)
             ?? applier.insertOffCatalog(record)
         try db.execute(sql: "INSERT OR IGNORE INTO temp.seen_loans (edition_id) VALUES (?)", arguments: [editionID])
         // The patron borrowed, returned or reserved it with shelf after this sync read the feed: theirs is the later

@@ -236,11 +236,9 @@ public enum StoreSalvage {
         guard let entry = columns.firstIndex(of: "entry_id").flatMap({ String.fromDatabaseValue(values[$0]) }),
               let libraryID = columns.firstIndex(of: "library_id").flatMap({ Int64.fromDatabaseValue(values[$0]) })
         else { return 0 }
-        // No index holds ids alone (migration v28): a title with this id is looked for through the key index.
-        guard try Int.fetchOne(db, sql: """
-            SELECT 1 FROM edition WHERE library_id = ? AND short_key = ? AND entry_id = ?
-            """, arguments: [libraryID, ShortID.key(of: entry).key, entry]) == nil
-        else { return 0 }
+        // Nothing refuses a second row for an id (migration v28): looked for first.
+        let key = ShortID.key(of: entry).key
+        guard try Store.editionRowID(db, libraryID: libraryID, entryID: entry, key: key) == nil else { return 0 }
         var names = ["id"]
         var arguments = [id.databaseValue]
         for (name, value) in zip(columns, values) where name != "id" && name != "short_key" {
@@ -249,7 +247,7 @@ public enum StoreSalvage {
         }
         let now = Date().timeIntervalSince1970.databaseValue
         names += ["content_hash", "change_hash", "first_seen_at", "changed_at", "state_changed_at", "short_key"]
-        arguments += [0.databaseValue, 0.databaseValue, now, now, now, ShortID.key(of: entry).key.databaseValue]
+        arguments += [0.databaseValue, 0.databaseValue, now, now, now, key.databaseValue]
         try db.cachedStatement(sql: """
             INSERT OR IGNORE INTO edition (\(names.map { "\"\($0)\"" }.joined(separator: ", ")))
             VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))
