@@ -178,13 +178,13 @@ package struct EntryRecord: Sendable {
         return .none
     }
 
-    /// Whether the entry says anything about loans: availability, holds, copies, a borrow, buy or revoke link.
     /// The edition's `authors` and `narrators` columns: each one's names, joined by ", ". The detail's writer and
     /// reader start from these (`DetailCodec`).
     package static func names(of entry: OPDSEntry) -> (authors: String, narrators: String) {
         (entry.authors.map(\.name).joined(separator: ", "), entry.narrators.map(\.name).joined(separator: ", "))
     }
 
+    /// Whether the entry says anything about loans: availability, holds, copies, a borrow, buy or revoke link.
     static func hasCirculationMarkup(_ entry: OPDSEntry) -> Bool {
         entry.revokeURL != nil || entry.isPaid || entry.acquisitions.contains { acquisition in
             acquisition.kind == .borrow || acquisition.availability != nil || acquisition.holds != nil
