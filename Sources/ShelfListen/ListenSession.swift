@@ -356,6 +356,8 @@ final class ListenSession {
             do {
                 try records.savePosition(place, percent: percent, finished: finished)
                 try records.recordHeard(heard.take(), at: place, speed: machine.speed)
+                options.log?("saved the position: part \(place.position.part + 1) at "
+                             + String(format: "%.3f", place.position.seconds) + " s" + (finished ? " (finished)" : ""))
                 return send(.saved(place.position))
             } catch {
                 return send(.saveFailed("\(error)"))
