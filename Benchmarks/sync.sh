@@ -8,18 +8,27 @@
 # in C over the same pages (Benchmarks/SyncFloor/opds-floor.c), and that parse plus storing the rows the sync stored
 # in a fresh store with shelf's schema and pragmas, in one transaction (store-floor.c); shelf's CPU as a multiple of
 # each, and the store's size beside the floor's.
-# Usage: Benchmarks/sync.sh [sizes...]     (default: 10000 100000)
+# With --profile, the OPDS 1 full sync runs under `perf record` (Debian's linux-perf), and its CPU is split by where it
+# was spent: libxml2, SQLite, zlib, the kernel, libc and shelf's own code, in seconds, beside the floors of the same run.
+# Usage: Benchmarks/sync.sh [--profile] [sizes...]     (default: 10000 100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+profile=false
+if [ "${1:-}" = --profile ]; then profile=true; shift; fi
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 100000)
 . Benchmarks/common.sh
 require_tools /usr/bin/time curl python3
+if $profile; then require_tools perf; fi
 prepare
 
-# Runs `shelf sync` and prints "wall_s user_s sys_s maxrss_kb added changed removed pages not_modified".
+# Runs `shelf sync` and prints "wall_s user_s sys_s maxrss_kb added changed removed pages not_modified"; with an
+# argument, under `perf record` writing to that file (the sampling costs a few per cent, in the figures too).
 measure() {
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin/shelf" sync --home "$work/home" --json >"$work/sync.json"
+    local sampler=()
+    [ $# -eq 0 ] || sampler=(perf record -q -F 999 -o "$1" --)
+    "${sampler[@]}" /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin/shelf" sync --home "$work/home" --json \
+        >"$work/sync.json" 2>"$work/sync.err"
     python3 - "$work/time" "$work/sync.json" <<'PY'
 import json, sys
 wall, user, system, rss = open(sys.argv[1]).read().split()[-4:]
@@ -79,6 +88,30 @@ print(f"{n:<8} {'store size':<22} {'':>8} {'':>10} {'':>8} {'':>9} shelf {shelf_
 PY
 }
 
+# The sampled sync's CPU split by where it was spent: each shared object's share of the samples times the CPU time.
+split() {
+    local n=$1 user=$2 system=$3
+    perf report -i "$work/perf.data" --sort dso --no-children -g none --stdio 2>/dev/null \
+        | python3 -c '
+import re, sys
+n, cpu = sys.argv[1], float(sys.argv[2]) + float(sys.argv[3])
+groups = {"libxml2": 0.0, "SQLite": 0.0, "zlib": 0.0, "kernel": 0.0, "libc": 0.0, "shelf": 0.0, "other": 0.0}
+for line in sys.stdin:
+    match = re.match(r"\s*([0-9.]+)%\s+(\S+)", line)
+    if not match:
+        continue
+    share, dso = float(match.group(1)) / 100, match.group(2)
+    name = ("libxml2" if dso.startswith("libxml2") else "SQLite" if dso.startswith("libsqlite3") else
+            "zlib" if dso.startswith("libz.") else "kernel" if dso.startswith("[kernel") else
+            "libc" if dso.startswith("libc.") else "shelf" if dso == "shelf" else "other")
+    groups[name] += share * cpu
+libraries = groups["libxml2"] + groups["SQLite"] + groups["zlib"] + groups["kernel"]
+where, spent = "shelf by where", "in C libraries+kernel"
+print(f"{n:<8} {where:<22} " + " · ".join(f"{k} {v:.2f} s" for k, v in groups.items()))
+print(f"{n:<8} {spent:<22} {libraries:.2f} s of {cpu:.2f} s (libxml2, SQLite, zlib and the kernel)")
+' "$n" "$user" "$system"
+}
+
 printf '%-8s %-22s %8s %10s %8s %9s %s\n' entries run wall_s entries/s cpu_s rss_MB "added/changed/removed pages(304)"
 for n in "${sizes[@]}"; do
   for format in opds1 opds2; do
@@ -93,7 +126,9 @@ for n in "${sizes[@]}"; do
             curl -sf -X POST "${url}_demo/mutate" -H 'Content-Type: application/json' \
                 -d '{"fraction":0.05,"seed":7,"prerender":true}' >/dev/null
         fi
-        read -r wall user system rss added changed removed pages notmod < <(measure)
+        sampled=()
+        if $profile && [ "$format" = opds1 ] && [ "$step" = full ]; then sampled=("$work/perf.data"); fi
+        read -r wall user system rss added changed removed pages notmod < <(measure "${sampled[@]}")
         python3 - "$n" "$run" "$wall" "$user" "$system" "$rss" "$added" "$changed" "$removed" "$pages" "$notmod" <<'PY'
 import sys
 n, run, wall, user, system, rss, added, changed, removed, pages, notmod = sys.argv[1:]
@@ -101,7 +136,10 @@ wall = float(wall); cpu = float(user) + float(system)
 rate = int(n) / wall if wall > 0 else 0
 print(f"{n:<8} {run:<22} {wall:8.2f} {rate:10.0f} {cpu:8.2f} {int(rss)/1024:9.1f} {added}/{changed}/{removed} {pages}({notmod})")
 PY
-        if [ "$format" = opds1 ] && [ "$step" = full ]; then floor "$n" "$catalog" "$wall" "$user" "$system"; fi
+        if [ "$format" = opds1 ] && [ "$step" = full ]; then
+            floor "$n" "$catalog" "$wall" "$user" "$system"
+            if $profile; then split "$n" "$user" "$system"; fi
+        fi
     done
     stop_demo
   done
