@@ -28,7 +28,7 @@ measure() {
     local sampler=()
     [ $# -eq 0 ] || sampler=(perf record -q -F 999 -o "$1" --)
     "${sampler[@]}" /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$bin/shelf" sync --home "$work/home" --json \
-        >"$work/sync.json" 2>"$work/sync.err"
+        >"$work/sync.json"
     python3 - "$work/time" "$work/sync.json" <<'PY'
 import json, sys
 wall, user, system, rss = open(sys.argv[1]).read().split()[-4:]
@@ -89,7 +89,7 @@ PY
 }
 
 # The sampled sync's CPU split by where it was spent: each shared object's share of the samples times the CPU time.
-split() {
+where_spent() {
     local n=$1 user=$2 system=$3
     perf report -i "$work/perf.data" --sort dso --no-children -g none --stdio 2>/dev/null \
         | python3 -c '
@@ -138,7 +138,7 @@ print(f"{n:<8} {run:<22} {wall:8.2f} {rate:10.0f} {cpu:8.2f} {int(rss)/1024:9.1f
 PY
         if [ "$format" = opds1 ] && [ "$step" = full ]; then
             floor "$n" "$catalog" "$wall" "$user" "$system"
-            if $profile; then split "$n" "$user" "$system"; fi
+            if $profile; then where_spent "$n" "$user" "$system"; fi
         fi
     done
     stop_demo
