@@ -685,11 +685,11 @@ enum Migrations {
                     (entry.publisher, entry.issued, entry.language) = (row["publisher"], row["issued"], row["language"])
                     (entry.distributor, entry.additionalType) = (row["distributor"], row["additional_type"])
                     (entry.updated, entry.published) = (row["updated"], row["published"])
-                    let shortID = (row["short_id"] as String?).map { ShortID.stored($0, of: entryID) }
+                    let key = ShortID.key(of: entryID)
+                    let shortID = (row["short_id"] as String?).map { ShortID.stored($0, key: key) }
                     try write.execute(arguments: [
                         Data(DetailCodec.detail(of: entry, names: (row["authors"], row["narrators"]))),
-                        shortID?.text, shortID?.width,
-                        ShortID.key(of: entryID).key, row["id"] as Int64,
+                        shortID?.text, shortID?.width, key.key, row["id"] as Int64,
                     ])
                 }
             }

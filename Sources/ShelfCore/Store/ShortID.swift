@@ -79,10 +79,14 @@ public enum ShortID {
     /// The short id kept as `stored(_:of:)` keeps it.
     static func shown(text: String?, width: Int?, of id: String) -> String {
         if let text { return text }
-        let count = max(minimumLength, width ?? 0)
-        if let cut = uuidKey(of: id, length: count) { return cut }
-        let (key, byPrefix) = key(of: id)
-        return byPrefix ? prefix(key, count) : key
+        if let cut = uuidKey(of: id, length: max(minimumLength, width ?? 0)) { return cut }
+        return shown(text: nil, width: width, key: key(of: id))
+    }
+
+    /// `shown(text:width:of:)`, for an id whose key (`key(of:)`) is known.
+    static func shown(text: String?, width: Int?, key: (key: String, byPrefix: Bool)) -> String {
+        if let text { return text }
+        return key.byPrefix ? prefix(key.key, max(minimumLength, width ?? 0)) : key.key
     }
 
     /// Whether every id ending with `end` has the key `end` has: `end` holds a `:` or `/` before its last part, so
@@ -240,9 +244,12 @@ struct ShortIDWidths {
     }
 
     /// The short id to show for `id`.
-    func shortID(of id: String) -> String {
+    func shortID(of id: String) -> String { shortID(of: id, key: ShortID.key(of: id)) }
+
+    /// `shortID(of:)`, for an id whose key (`ShortID.key(of:)`) is known.
+    func shortID(of id: String, key: (key: String, byPrefix: Bool)) -> String {
         if !apart.isEmpty, let shown = apart[id] { return shown }
-        let (key, byPrefix) = ShortID.key(of: id)
+        let (key, byPrefix) = key
         guard byPrefix else { return key }
         let length = lengths.isEmpty ? nil : lengths[Self.hash(key)].map(Int.init)
         return ShortID.prefix(key, max(ShortID.minimumLength, length ?? 0))
@@ -428,10 +435,12 @@ private struct ShortIDWriter {
     mutating func read(_ rows: inout HotStatement) throws {
         while try rows.step() {
             let id = rows.string(1) ?? ""
-            let shown = widths.shortID(of: id)
+            // Worked out once for the three uses.
+            let key = ShortID.key(of: id)
+            let shown = widths.shortID(of: id, key: key)
             widest = max(widest, TextWidth.of(shown))
-            if ShortID.shown(text: rows.string(2), width: rows.int(3), of: id) != shown {
-                changed.append((rows.int64(0), ShortID.stored(shown, of: id)))
+            if ShortID.shown(text: rows.string(2), width: rows.int(3), key: key) != shown {
+                changed.append((rows.int64(0), ShortID.stored(shown, key: key)))
             }
         }
     }
